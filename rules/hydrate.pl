@@ -29,7 +29,7 @@ porter_stem(Word, Word).
 :- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         home_owner/1,
                         reader_items/2, reader_records/2, reader_segments/2,
-                        reader_unseen_options/2]).
+                        reader_unseen_options/2, scope_record/2]).
 :- use_module(cells).
 :- use_module('../facts/planes').
 % Arithmetic compiled to VM instructions (this file only; the flag is scoped to it): a frame
@@ -2104,12 +2104,13 @@ in_segment_(Id, Segment) :-
 % entity graph and the goal's trajectory.
 neighbour_(Settings, Id, N, W, Role) :-
     story_neighbour_(Settings.reader, Id, N, W, Role).
-neighbour_(_, Id, Other, 0.7, near) :-
-    shared_entity_(Id, Other).
+neighbour_(Settings, Id, Other, 0.7, near) :-
+    shared_entity_(Settings.reader, Id, Other).
 neighbour_(Settings, Id, Other, W, near) :-
     item_goal(Id, G), G \== "",
     W is 0.4 + 0.5 * Settings.trajectory,
-    limit(6, ( item_goal(Other, G), Other \== Id, \+ item_arc(Id, _) )).
+    \+ item_arc(Id, _),
+    first_seen_(Settings.reader, 6, Other, ( item_goal(Other, G), Other \== Id )).
 
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
 % An arc with several members stands in for them; a small arc contributes its members. The
@@ -2164,10 +2165,51 @@ walk_predicate_(touches_file).
 walk_predicate_(mentions).
 walk_predicate_(names).
 
-shared_entity_(Id, Other) :-
+shared_entity_(Reader, Id, Other) :-
     walk_predicate_(P),
     relation(Id, P, E),
-    limit(5, ( relation(Other, P, E), Other \== Id )).
+    first_seen_(Reader, 5, Other, ( relation(Other, P, E), Other \== Id )).
+
+% first_seen_(+Reader, +Most, ?Other, :Candidate): Other is one of the first Most records
+% Candidate gives that Reader may read. A grantee's are counted among those they see: taking
+% the first Most and then leaving out the hidden ones let records hidden from them, written
+% first, take every place (a seed touching a file 420 hidden records touch had no neighbour by
+% it), which told them such records exist. Past walk_scan_/1 candidates read they are sought
+% among the records Reader may see (listed_record_/2), so hidden ones never cost
+% more than that.
+:- meta_predicate first_seen_(+, +, ?, 0).
+first_seen_(none, Most, _, Candidate) :- !,
+    limit(Most, Candidate).
+first_seen_(Reader, Most, Other, Candidate) :-
+    walk_scan_(Scan),
+    Read = read(0),
+    findall(Other, limit(Most, ( limit(Scan, Candidate),
+                                 arg(1, Read, R0), R is R0 + 1, nb_setarg(1, Read, R),
+                                 readable_(Reader, Other) )),
+            Seen0),
+    length(Seen0, N),
+    (   N < Most, arg(1, Read, Scan), records_listed_(Reader)
+    ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+    ;   Seen = Seen0
+    ),
+    member(Other, Seen).
+
+walk_scan_(400).
+
+% listed_record_(+Reader, -Record): the records Reader may see, listed: their kept set, else
+% the records of the segments their grants name that they see; none where neither can be
+% listed (records_listed_/1 fails: a grant of the whole home or by a tag, an entity or a time
+% alone, past reader_set_limit_/1 items).
+records_listed_(Reader) :-
+    (   reader_records(Reader, _) -> true ; grant_segments(Reader, Segments), Segments \== any ).
+
+listed_record_(Reader, X) :-
+    (   reader_records(Reader, Records)
+    ->  member(X, Records)
+    ;   grant_segments(Reader, Segments), Segments \== any
+    ->  scope_record(Reader, X),
+        readable_(Reader, X)
+    ).
 
 		 /*******************************
 		 *     BRIDGE: THE SECOND HOP   *
@@ -2230,8 +2272,8 @@ bridge_weight_(0.7).
 % bridge_df_/1 + 1, each read from its record) per seed that names it cost ~1.5 ms of such a
 % frame. For a grantee only the holders they see count: records hidden from them made an
 % entity common (no bridge, and a hint that hidden records name it). Their count stops at
-% bridge_df_/1 + 1 visible holders, or after bridge_scan_/1 holders read, visible or not: an
-% entity held by more is common for everyone.
+% bridge_df_/1 + 1 visible holders; past bridge_scan_/1 holders read, it goes on among the
+% records they may see alone (reader_holders_/4), so hidden holders never make it common.
 % A person who speaks in memory (journal_speakers/1, or the first word of such a name) is no
 % such thing, however few turns write their name: "thanks, Priya" in three sessions linked
 % every seed that named her to them, and who a goal asks about the speaker prior weighs.
@@ -2272,8 +2314,27 @@ rare_entity_(Reader, E) :-
     ->  true
     ;   true
     ),
-    Count = held(Held, N),
-    Held =< Scan, N >= 2, N =< Max.
+    Count = held(Held, N0),
+    (   Held =< Scan
+    ->  N = N0
+    ;   reader_holders_(Reader, E, Max, N)
+    ),
+    N >= 2, N =< Max.
+
+% reader_holders_(+Reader, +E, +Max, -N): how many items Reader sees hold E, counted to Max + 1,
+% read from the records they may see (their kept set, else the records of the segments their
+% grants name), once the holders read passed bridge_scan_/1. Stopping there called E common
+% for them whoever held it: two holders they see beside 400 hidden ones made no bridge, which
+% told them hidden records name E. Where neither can be listed (a grant of the whole home,
+% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) E stays common.
+reader_holders_(Reader, E, Max, N) :-
+    Over is Max + 1,
+    (   records_listed_(Reader)
+    ->  aggregate_all(count,
+                      limit(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) )),
+                      N)
+    ;   N = Over
+    ).
 
 bridge_scan_(400).
 

@@ -108,6 +108,94 @@ test(a_grantees_rare_entities_count_the_holders_they_see,
 
 :- end_tests(hydrate_walk).
 
+/* A named thing two records the grantee sees hold, that hundreds they cannot see hold too:
+   rare for them, as in a home without the hidden ones. The count of holders stopped at the
+   first 400 read, visible or not, and called the thing common past them: no bridge for the
+   grantee, and a sign that records hidden from them name it (the owner's frame alone may
+   find it common). Two visible holders in segment `pay`, 420 hidden ones in `sec`, read
+   first. */
+
+holder_(H, Session, Segment, Seq, item(H, src, Session, Seq, turn, user, "", "2024-01-05T10:00:00Z",
+                                       Segment, Pointer, "text", [])) :-
+    format(string(Pointer), "src:~d", [Seq]).
+
+hidden_holders :-
+    store_reset,
+    numlist(0, 419, Is),
+    findall(H, ( member(I, Is), atom_concat(x, I, H) ), Xs),
+    maplist([H, I, It]>>holder_(H, "hidden", sec, I, It), Xs, Is, Hidden),
+    holder_(v0, "seen", pay, 500, V0),
+    holder_(v1, "seen", pay, 501, V1),
+    append(Hidden, [V0, V1], Items),
+    journal_add_items(Items, _),
+    forall(member(H, [v0, v1|Xs]),
+           ladder_store([rungs(H, c, "summary", "distilled", "skeleton", t(3, 2, 1),
+                               [entity-"Halvorsen"], [H])])),
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_principal_add(carol, person, false).
+
+:- begin_tests(hydrate_walk_hidden_holders, [setup(hidden_holders), cleanup(store_reset)]).
+
+test(hidden_holders_leave_a_thing_rare_for_a_reader_of_whole_segments,
+     [true(Bob-Owner == ["Halvorsen"]-[])]) :-
+    grants_grant_add(g1, bob, [segment(pay)], l2, none),
+    atc_hydrate:rare_entities_(bob, [c(v0, 1.0, relevance, 0, seed)], Bob),
+    atc_hydrate:rare_entities_(none, [c(v0, 1.0, relevance, 0, seed)], Owner).
+
+test(hidden_holders_leave_a_thing_rare_for_a_reader_with_a_kept_set,
+     [true(Carol == ["Halvorsen"])]) :-
+    grants_grant_add(g2, carol, [session("seen")], l2, none),
+    atc_grants:reader_records(carol, _),        % the set is kept: the searches read it
+    atc_hydrate:rare_entities_(carol, [c(v0, 1.0, relevance, 0, seed)], Carol).
+
+:- end_tests(hydrate_walk_hidden_holders).
+
+/* The walk's neighbours of a seed by a file it touches or the goal it serves, for a grantee:
+   the records they see, as in a home without the hidden ones. The walk took the first five
+   records touching the file (six serving the goal), hidden ones included, and only then left
+   out what the reader may not see: 420 hidden records, written first, touching the same file
+   and serving the same goal left a grantee's seed with no such neighbour at all. */
+
+linked_(H, Session, Segment, Seq, item(H, src, Session, Seq, turn, assistant, "fix the ledger",
+                                        "2024-01-05T10:00:00Z", Segment, Pointer, "text",
+                                        [rel(H, touches_file, 'ledger.py')])) :-
+    format(string(Pointer), "src:~d", [Seq]).
+
+hidden_neighbours :-
+    store_reset,
+    numlist(0, 419, Is),
+    findall(H, ( member(I, Is), atom_concat(x, I, H) ), Xs),
+    maplist([H, I, It]>>linked_(H, "hidden", sec, I, It), Xs, Is, Hidden),
+    findall(It, ( member(H-Q, [v0-0, v1-5, v2-10]), linked_(H, "seen", pay, Q, It) ), Seen),
+    append(Hidden, Seen, Items),
+    journal_add_items(Items, _),
+    grants_principal_add(alice, person, true),
+    grants_principal_add(bob, person, false),
+    grants_principal_add(carol, person, false),
+    grants_grant_add(g1, bob, [segment(pay)], l0, none),
+    grants_grant_add(g2, carol, [session("seen")], l0, none).
+
+walk_neighbours_(Reader, Id, Role, Ns) :-
+    findall(N, ( atc_hydrate:neighbour_(_{reader: Reader, trajectory: 0.5}, Id, N, _, Role),
+                 atc_hydrate:readable_(Reader, N) ),
+            Ns0),
+    sort(Ns0, Ns).
+
+:- begin_tests(hydrate_walk_hidden_neighbours,
+               [setup(hidden_neighbours), cleanup(store_reset)]).
+
+test(a_grantees_seed_reaches_the_records_they_see_past_hidden_ones,
+     [true(Bob-Carol == [v1, v2]-[v1, v2])]) :-
+    walk_neighbours_(bob, v0, near, Bob),
+    walk_neighbours_(carol, v0, near, Carol).
+
+test(the_owners_walk_still_takes_the_first_records_it_reads, [true(N == 11)]) :-
+    findall(X, atc_hydrate:neighbour_(_{reader: none, trajectory: 0.5}, v0, X, _, near), Xs),
+    length(Xs, N).                      % five by the file, six by the goal, as before
+
+:- end_tests(hydrate_walk_hidden_neighbours).
+
 /* A cell holding items of two segments is adjacent in each: the central members it offers
    a segment's frame are that segment's own (one of the other segment's became this frame's
    fact while the other frame listed it past its edge). A cell's ladder is counted by the
