@@ -1434,11 +1434,12 @@ walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
 %
 %   The speaker whose items Goal asks about: a person memory knows as a speaker (an
 %   item_speaker/2 name) when Goal names them ("When did Priya start the pottery class?"; the
-%   first one named that the goal does not only ask to do something), else `assistant` when it refers to what "you" said, did or recommended,
-%   the role a goal names in the third person ("what did the user ask for", "the assistant's
-%   suggestion"), `user` when it is otherwise in the first person; fails for none of these. Hydration favours the
-%   items of every person a goal names, but one it only asks to do something while it names
-%   another ("Can Tomás suggest a lens for Priya's camera?" favours Priya's; goal_about_/3).
+%   first one named that the goal does not only ask to do something), else `assistant` when
+%   it refers to what "you" said, did or recommended, the role a goal names in the third
+%   person ("what did the user ask for", "the assistant's suggestion"), `user` when it is
+%   otherwise in the first person; fails for none of these. Hydration favours the items of
+%   every person a goal names, but one it only asks to do something while it names another
+%   ("Can Tomás suggest a lens for Priya's camera?" favours Priya's; goal_about_/3).
 goal_speaker(Goal, Speaker) :-
     goal_speaker(Goal, none, Speaker).
 
