@@ -422,15 +422,71 @@ time_anchor_(Goal, Now0, Now, Anchor) :-
     ;   Anchor = none
     ).
 
-% What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor), Speaker
-% being speaker(Who) or none, Who a list of the people the goal names (goal_people_/3) or a
-% role (goal_speaker/3), Anchor window(From, To, Phrase) or none. For a reader, the people are
-% those they see speak: a name only the owner's other records hold is read as no name.
-goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor)) :-
-    (   goal_people_(Goal, Reader, Names), Names \== [] -> Speaker = speaker(Names)
-    ;   goal_speaker(Goal, Reader, Role) -> Speaker = speaker(Role)
-    ;   Speaker = none
+% What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor, About),
+% Speaker being speaker(Who) or none, Who a list of the people the goal names (goal_people_/3)
+% or a role (goal_speaker/3), Anchor window(From, To, Phrase) or none, About the speaker(Who)
+% whose items the speaker prior favours (goal_about_/3: the people the goal names but one it
+% only asks to do something) or none. For a reader, the people are those they see speak: a
+% name only the owner's other records hold is read as no name.
+goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor, About)) :-
+    (   goal_people_(Goal, Reader, Names), Names \== []
+    ->  Speaker = speaker(Names),
+        goal_about_(Goal, Names, About)
+    ;   goal_speaker(Goal, Reader, Role) -> Speaker = speaker(Role), About = Speaker
+    ;   Speaker = none, About = none
     ).
+
+% goal_about_(+Goal, +Names, -About): speaker(People), the people of Names (those Goal names)
+% whose memory Goal is about. A person Goal only asks to do something now ("Can Tomás suggest
+% a lens for Priya's camera?", "Does Tomás have any ideas for Priya?") is asked for it, not
+% recalled: what is to be found is Priya's camera, as "can you suggest ... my camera" favours
+% the user's items and not the assistant's (goal_speaker/3 reads a request as no past act).
+% Favouring both of a two-person chat favoured neither (a preference question lost its piece
+% at 500 tokens to the asked person's long reply). A person asked to say again what they said
+% ("Can Tomás remind Priya what the lens cost?") or also named otherwise ("Can Tomás suggest
+% a lens like the one Tomás recommended?") stays, and a goal naming only people it asks keeps
+% them all.
+goal_about_(Goal, Names, speaker(About)) :-
+    split_string(Goal, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Tokens0),
+    exclude(==(""), Tokens0, Tokens1),
+    maplist(goal_token_, Tokens1, Tokens),
+    pairs_values(Tokens, Lowers),
+    exclude(only_asked_(Lowers), Names, About0),
+    (   About0 == [] -> About = Names ; About = About0 ).
+
+% only_asked_(+Lowers, +Name): every place the goal's lower-case tokens write Name (its first
+% word) is right after a word that asks ("can", "could", "does" ...) and before a request
+% ("suggest", "have any ideas").
+only_asked_(Lowers, Name) :-
+    atom_string(Name, Text),
+    split_string(Text, " ", " ", [First|Rest]),
+    name_key_(First, Key),
+    length(Rest, Skip),
+    findall(At, nth0(At, Lowers, Key), Places),
+    Places \== [],
+    forall(member(At, Places), asked_at_(Lowers, At, Skip)).
+
+asked_at_(Lowers, At, Skip) :-
+    At > 0,
+    Before is At - 1,
+    nth0(Before, Lowers, Ask),
+    memberchk(Ask, ["can", "could", "would", "will", "should", "may", "might", "does", "do"]),
+    Next is At + 1 + Skip,
+    length(Said, Next),
+    append(Said, [Verb|After], Lowers),
+    request_(Verb, After).
+
+% A request for something new: "remind", "tell", "show" ask the person to say again what
+% they said, which is in their own items ("can you remind me" favours no one, goal_speaker/3).
+request_(Verb, _) :-
+    memberchk(Verb, ["suggest", "recommend", "help", "provide", "offer"]), !.
+request_("have", After) :-
+    (   After = [Few|More], memberchk(Few, ["any", "some", "a", "an", "other", "more"])
+    ->  true
+    ;   More = After
+    ),
+    More = [Output|_],
+    (   assistant_output_(Output) -> true ; memberchk(Output, ["tips", "thoughts", "options"]) ).
 
 anchor_meta_(none, null).
 anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
@@ -981,7 +1037,7 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
     jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve).
 
-jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
+jump_(Goal, priors(Speaker, Anchor, About), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(max(K * 4, 48), Page) ; Fetch is max(max(K * 16, 192), Page) ),
     timeless_goal_(Goal, Anchor, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
@@ -1015,7 +1071,7 @@ jump_(Goal, priors(Speaker, Anchor), Reader, Segment, K, Page, Path, Seeds, Rese
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
         readable_pairs_(Reader, Fused10, Fused1),
-        speaker_prior_(Speaker, Fused1, Fused1a),
+        speaker_prior_(About, Fused1, Fused1a),
         failure_prior_(Goal, Fused1a, Fused1b),
         instructions_prior_(Fused1b, Fused2),
         time_prior_(TimeWeight, Fused2, Fused3),
@@ -1388,8 +1444,8 @@ spoken_by_(K, Who) :-
 % A walk neighbour inherits its seed's score, speaker boost included: an item of the other
 % speaker gives that boost back, so the goal's speaker is favoured across the whole frame
 % (the user's own statements, not the assistant's replies next to them, for "did I ...").
-walk_speaker_(priors(none, _), Found, Found).
-walk_speaker_(priors(speaker(Role), _), Found, Out) :-
+walk_speaker_(priors(_, _, none), Found, Found).
+walk_speaker_(priors(_, _, speaker(Role)), Found, Out) :-
     maplist(walk_speaker_score_(Role), Found, Out).
 
 walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
@@ -1402,10 +1458,12 @@ walk_speaker_score_(Who, c(Id, S, By, Hops, R), c(Id, S1, By, Hops, R)) :-
 %
 %   The speaker whose items Goal asks about: a person memory knows as a speaker (an
 %   item_speaker/2 name) when Goal names them ("When did Priya start the pottery class?"; the
-%   first one named), else `assistant` when it refers to what "you" said, did or recommended,
-%   the role a goal names in the third person ("what did the user ask for", "the assistant's
-%   suggestion"), `user` when it is otherwise in the first person; fails for none of these. Hydration favours the
-%   items of every person a goal names.
+%   first one named that the goal does not only ask to do something), else `assistant` when
+%   it refers to what "you" said, did or recommended, the role a goal names in the third
+%   person ("what did the user ask for", "the assistant's suggestion"), `user` when it is
+%   otherwise in the first person; fails for none of these. Hydration favours the items of
+%   every person a goal names, but one it only asks to do something while it names another
+%   ("Can Tomás suggest a lens for Priya's camera?" favours Priya's; goal_about_/3).
 goal_speaker(Goal, Speaker) :-
     goal_speaker(Goal, none, Speaker).
 
@@ -1415,8 +1473,8 @@ goal_speaker(Goal, Speaker) :-
 %   counts only when Reader sees one of their records (visible/3), so a name that speaks only
 %   where Reader cannot see is read as a name memory does not know, not as a person.
 goal_speaker(Goal, Reader, Speaker) :-
-    goal_people_(Goal, Reader, [Name|_]), !,
-    Speaker = Name.
+    goal_people_(Goal, Reader, Names), Names = [_|_], !,
+    goal_about_(Goal, Names, speaker([Speaker|_])).
 goal_speaker(Goal, _, Role) :-
     goal_words(Goal, Words),
     (   addressed_to_assistant_(Words) -> Role = assistant
@@ -1889,7 +1947,7 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
     ;   Depth is max(1, Settings.depth),
         pairs_keys(Focus, FocusCells),
         rings_(1, Depth, Segment, Focus, FocusCells, Rings),
-        Settings.priors = priors(Speaker, _),
+        Settings.priors = priors(Speaker, _, _),
         semantic_goal_(Settings.goal, Speaker, SemGoal),
         focus_members_(SemGoal, Focus, SeedIds, Segment, Near),
         findall(Cand, ( member(Ring-Cells, Rings),

@@ -174,3 +174,37 @@ def test_short_turn_run_of_one_shape(data: Path, tmp_path: Path, capsys: pytest.
     assert conv.main(["--data", str(data), "--embedder", "hash", "--budgets", "500", "--short-turns",
                       "--shapes", "conversational", "--from-jsonl", str(rows)]) == 0
     assert "| figure | conversational shape |" in capsys.readouterr().out
+
+
+def test_a_run_resumed_and_read_back_from_several_files(data: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole dev split in the conversational shape takes hours the first time (every named
+    turn is embedded anew), so a run must be able to stop and go on: ``--resume`` keeps the
+    instance-shapes its ``--jsonl`` already holds (a line cut off by a kill is dropped) and runs
+    only the rest; ``--from-jsonl`` reads the rows of several such files as one run."""
+    first = tmp_path / "first.jsonl"
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--no-cache", "--budgets", "500",
+                      "--shapes", "conversational", "--ids", "q1", "--jsonl", str(first)]) == 0
+    capsys.readouterr()
+    with first.open("a", encoding="utf-8") as out:
+        out.write('{"shape": "conversational", "qid": "q2", "qt')  # a kill in the middle of a line
+    ran: list[str] = []
+    real = lme.run_instance
+    monkeypatch.setattr(lme, "run_instance", lambda inst, *a, **k: ran.append(inst.qid) or real(inst, *a, **k))
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--no-cache", "--budgets", "500",
+                      "--shapes", "conversational", "--jsonl", str(first), "--resume"]) == 0
+    assert ran == ["q2"]  # q1 was finished; the cut line is not a finished q2
+    assert "2 instances in conversational shape (2 scored" in capsys.readouterr().out
+    rows = [json.loads(line) for line in first.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["qid"] for r in rows) == ["q1", "q2"]
+    # the same rows split over two files read back as one run
+    second = tmp_path / "second.jsonl"
+    lines = first.read_text(encoding="utf-8").splitlines(keepends=True)
+    first.write_text(lines[0], encoding="utf-8")
+    second.write_text(lines[1], encoding="utf-8")
+    assert conv.main(["--data", str(data), "--embedder", "hash", "--budgets", "500",
+                      "--shapes", "conversational", "--from-jsonl", str(first), str(second)]) == 0
+    assert "2 instances in conversational shape (2 scored" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        conv.main(["--data", str(data), "--embedder", "hash", "--resume"])  # --resume needs --jsonl

@@ -471,17 +471,44 @@ def behind_rrf(outcomes: dict[str, list[lme.Outcome]], shapes: list[str], budget
     return ("Where the RRF frame holds more evidence than the product's:\n\n" + "\n".join(lines) + "\n")
 
 
-def read_outcomes(path: Path) -> dict[str, list[lme.Outcome]]:
-    """Outcomes per shape from a ``--jsonl`` file (a run's finished instances, both shapes each)."""
-    outcomes: dict[str, list[lme.Outcome]] = {shape: [] for shape in SHAPES}
+def _outcome_rows(path: Path) -> list[tuple[str, lme.Outcome]]:
+    """The (shape, outcome) rows of a ``--jsonl`` file, in order; a last line cut off by a kill
+    (no newline, not JSON) is no row."""
+    rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        raw = json.loads(line)
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError:
+            continue
         shape = raw.pop("shape")
         raw = {k: ({int(b): x for b, x in v.items()} if isinstance(v, dict) else v) for k, v in raw.items()}
-        outcomes[shape].append(lme.Outcome(**raw))
-    # the instances every shape in the file finished (a --shapes run has one shape)
+        rows.append((shape, lme.Outcome(**raw)))
+    return rows
+
+
+def read_outcomes(*paths: Path) -> dict[str, list[lme.Outcome]]:
+    """Outcomes per shape from ``--jsonl`` files (a run's finished instances, both shapes each;
+    a run in pieces (resumed, or split over several files) reads as one: an instance-shape
+    in two files counts once, as the later file has it)."""
+    found: dict[str, dict[str, lme.Outcome]] = {shape: {} for shape in SHAPES}
+    for path in paths:
+        for shape, outcome in _outcome_rows(path):
+            found[shape][outcome.qid] = outcome
+    outcomes = {shape: list(by_qid.values()) for shape, by_qid in found.items()}
+    # the instances every shape in the files finished (a --shapes run has one shape)
     done = set.intersection(*[{o.qid for o in found} for found in outcomes.values() if found] or [set()])
     return {shape: [o for o in found if o.qid in done] for shape, found in outcomes.items()}
+
+
+def resumed_rows(path: Path) -> dict[tuple[str, str], lme.Outcome]:
+    """``--resume``: the instance-shapes ``path`` already holds, by (question id, shape); the
+    file is rewritten without a line a kill cut off, so that the run appends whole lines."""
+    if not path.is_file():
+        return {}
+    rows = _outcome_rows(path)
+    path.write_text("".join(json.dumps({"shape": shape, **o.__dict__}, default=list) + "\n"
+                            for shape, o in rows), encoding="utf-8")
+    return {(o.qid, shape): o for shape, o in rows}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -508,8 +535,13 @@ def main(argv: list[str] | None = None) -> int:
                              "label carried to the pieces that hold the gold answer's words "
                              "(else the question's); see short_turns()")
     parser.add_argument("--jsonl", type=Path, help="also write one JSON line per instance and shape here")
-    parser.add_argument("--from-jsonl", type=Path, metavar="PATH",
-                        help="report the instances a run's --jsonl holds (both shapes) without running")
+    parser.add_argument("--from-jsonl", type=Path, nargs="+", metavar="PATH",
+                        help="report the instances these runs' --jsonl files hold (every shape "
+                             "run) without running; several files read as one run")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with a run cut short: keep the instance-shapes --jsonl "
+                             "already holds, run only the others and append them (the same "
+                             "--seed, --short-turns and --as-locomo as the first part)")
     parser.add_argument("--as-locomo", action="store_true",
                         help="write the conversational shape as LoCoMo samples (ingest format "
                              "locomo) instead of OpenAI-style files with name and timestamp")
@@ -530,21 +562,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.update_md and (args.short_turns or args.shapes != list(SHAPES)):
         parser.error("--update-md writes the two shapes' section: not with --short-turns or --shapes")
     header = run_header("LongMemEval's dev split in two shapes (dev, conversational)")
+    if args.resume and args.jsonl is None:
+        parser.error("--resume goes on with the run in --jsonl: give --jsonl")
     if args.from_jsonl is not None:
-        if not args.from_jsonl.is_file():
-            parser.error(f"--from-jsonl {args.from_jsonl}: no such file")
-        outcomes = read_outcomes(args.from_jsonl)
+        for path in args.from_jsonl:
+            if not path.is_file():
+                parser.error(f"--from-jsonl {path}: no such file")
+        outcomes = read_outcomes(*args.from_jsonl)
         finished = next((found for found in outcomes.values() if found), [])
         if not finished:
-            parser.error(f"--from-jsonl {args.from_jsonl}: no instance finished in every shape")
+            parser.error(f"--from-jsonl {' '.join(map(str, args.from_jsonl))}: no instance "
+                         "finished in every shape")
         args.ids = [o.qid for o in finished]
         instances = lme.load_instances(require_data(args.data, parser), None, args.ids)
         order = {qid: n for n, qid in enumerate(args.ids)}
         instances.sort(key=lambda inst: order[inst.qid])
         instances = shortened(instances, args)
         variants = [make_variant(inst, args.seed) for inst in instances]
-        header += (f"\nFigures of the {len(instances)} instances that run finished in both shapes, read "
-                   f"back from its `--jsonl` ({shown(args.from_jsonl)}); the whole-run time below is "
+        header += (f"\nFigures of the {len(instances)} instances finished in every shape run, read "
+                   f"back from `--jsonl` ({', '.join(shown(p) for p in args.from_jsonl)}); the "
+                   "whole-run time below is "
                    "the sum of their ingest and curate times.\n")
         elapsed = sum(o.ingest_s + o.curate_s for found in outcomes.values() for o in found)
         return _finish(header, outcomes, variants, args, elapsed)
@@ -552,10 +589,14 @@ def main(argv: list[str] | None = None) -> int:
     variants = [make_variant(inst, args.seed) for inst in instances]
     outcomes = {shape: [] for shape in SHAPES}
     started = time.perf_counter()
-    out = open(args.jsonl, "w", encoding="utf-8") if args.jsonl else None
+    kept = resumed_rows(args.jsonl) if args.resume else {}
+    out = open(args.jsonl, "a" if args.resume else "w", encoding="utf-8") if args.jsonl else None
     with tempfile.TemporaryDirectory(prefix="lme-conv-") as tmp:
         for number, (inst, variant) in enumerate(zip(instances, variants), start=1):
             for shape in args.shapes:
+                if (inst.qid, shape) in kept:  # --resume: finished in the part before
+                    outcomes[shape].append(kept[(inst.qid, shape)])
+                    continue
                 if shape == "dev":
                     outcome = lme.run_instance(inst, args, Path(tmp) / shape)
                 else:
