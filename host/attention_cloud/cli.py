@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from .closed_output import flush_quietly, stopping_quietly_when_output_closes
 from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS
 from .json_values import strict_json
@@ -211,6 +212,19 @@ class _LazyGroup(click.Group):
         if is_hook_call(argv):
             run_hook_call(super().main, argv, **options)
         return super().main(args, **options)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        """As click's; an eager option's output (``--help``, ``--version``) read by a reader
+        that stops early ends quietly (closed_output.py)."""
+        with stopping_quietly_when_output_closes():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """As click's, except that output read by a reader that stops early (``| head -1``)
+        ends the command quietly with status 0, not click's silent status 1 (closed_output.py)."""
+        with stopping_quietly_when_output_closes():
+            return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.lazy:
@@ -1060,7 +1074,10 @@ def run() -> None:
     from .bridge.interrupts import want_forwarding
 
     want_forwarding()
-    main()
+    try:
+        main()
+    finally:
+        flush_quietly()       # output still buffered when a reader stopped early: no traceback
 
 
 if __name__ == "__main__":  # pragma: no cover
