@@ -19,7 +19,7 @@ import click
 
 from .closed_output import flush_quietly, stopping_quietly_when_output_closes
 from .errors import AtcError, UsageError, one_line
-from .formats import FORMAT_DESCRIPTIONS
+from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
 from .progress import ProgressDisplay
 from .schema_option import schema_option
@@ -441,10 +441,24 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
         return
     if len(report.files_skipped) == 1:
         file, reason = report.files_skipped[0]
-        raise _Fail(f"{_printable(file)}: {reason}", 1)
+        hint = f" ({_FORMATS_HINT})" if reason == UNDETECTED else ""
+        raise _Fail(f"{_printable(file)}: {reason}{hint}", 1)
     _print_skipped_files(report.files_skipped)
+    _note_undetected(report.files_skipped)
     raise _Fail(f"nothing ingested: {len(report.files_skipped)} files could not be "
                 "ingested (listed above)", 1)
+
+
+#: What a user whose file was "cannot detect format" does next.
+_FORMATS_HINT = "atc ingest --list-formats names the formats read; --format NAME reads a file as one"
+
+
+def _note_undetected(skipped: list[tuple[str, str]]) -> None:
+    """One note after the skipped files' lines when some were in no format detection knows:
+    the per-file line says only that, not which formats there are."""
+    count = sum(reason == UNDETECTED for _file, reason in skipped)
+    if count:
+        note(f"{count} file{'s' if count > 1 else ''} in no format atc detects: {_FORMATS_HINT}")
 
 
 #: Characters a terminal acts on rather than shows, tab and newline aside: C0 controls (ESC
@@ -486,6 +500,8 @@ def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
 def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
     if out == "json":
         emit_json(report.as_dict(), compact=compact)
+        if not compact:                  # a --watch stream says each skipped file as it comes
+            _note_undetected(report.files_skipped)
         return
     click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
                f"{len(report.files_skipped)} skipped)  "
@@ -512,8 +528,10 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
                    err=True)
     if len(report.unread_times) > 50:
         click.echo(f"  ... and {len(report.unread_times) - 50} more unread times", err=True)
-    for file, note in report.notes:
-        click.echo(f"  note {_printable(file)}: {note}", err=True)
+    for file, said in report.notes:
+        click.echo(f"  note {_printable(file)}: {said}", err=True)
+    if not compact:
+        _note_undetected(report.files_skipped)
 
 
 # -- curate ---------------------------------------------------------------------------------------

@@ -62,6 +62,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..formats import UNDETECTED
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
@@ -202,7 +203,7 @@ def detect_source_format(source: Source) -> str:
         return "text"
     if has_dated_headings(text):  # notes: no chat, but each note has its day
         return "notes"
-    raise fail(source.name, "cannot detect format")
+    raise fail(source.name, UNDETECTED)
 
 
 def _json_format(text: str, first: str) -> str | None:
