@@ -893,11 +893,9 @@ def rules_add(file: str, name: str | None, home: str | None) -> None:
 @fail_cleanly
 def rules_list(fmt: str, home: str | None) -> None:
     """List saved rules and the predicates they define."""
-    mem = open_memory(home, create=False)
-    try:
-        listed = mem.rules_list()
-    finally:
-        mem.close()
+    from .memory import list_saved_rules
+
+    listed = list_saved_rules(home)   # the rules' files alone: the journal is not loaded
     if fmt == "json":
         emit_json(listed)
         return
