@@ -35,6 +35,8 @@ def flush_quietly() -> None:
     """Flush stdout and stderr at the end of a run; one whose reader has gone is silenced
     rather than failing at the interpreter's own flush (exit 120, "Exception ignored")."""
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:
+            continue                # no console at all (pythonw): nothing to flush
         try:
             stream.flush()
         except OSError as exc:
