@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from .closed_output import flush_quietly, stopping_quietly_when_output_closes
 from .errors import AtcError, UsageError, one_line
-from .formats import FORMAT_DESCRIPTIONS
+from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
 from .progress import ProgressDisplay
 from .schema_option import schema_option
@@ -211,6 +212,19 @@ class _LazyGroup(click.Group):
         if is_hook_call(argv):
             run_hook_call(super().main, argv, **options)
         return super().main(args, **options)
+
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        """As click's; an eager option's output (``--help``, ``--version``) read by a reader
+        that stops early ends quietly (closed_output.py)."""
+        with stopping_quietly_when_output_closes():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """As click's, except that output read by a reader that stops early (``| head -1``)
+        ends the command quietly with status 0, not click's silent status 1 (closed_output.py)."""
+        with stopping_quietly_when_output_closes():
+            return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name in self.lazy:
@@ -427,10 +441,24 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
         return
     if len(report.files_skipped) == 1:
         file, reason = report.files_skipped[0]
-        raise _Fail(f"{_printable(file)}: {reason}", 1)
+        hint = f" ({_FORMATS_HINT})" if reason == UNDETECTED else ""
+        raise _Fail(f"{_printable(file)}: {reason}{hint}", 1)
     _print_skipped_files(report.files_skipped)
+    _note_undetected(report.files_skipped)
     raise _Fail(f"nothing ingested: {len(report.files_skipped)} files could not be "
                 "ingested (listed above)", 1)
+
+
+#: What a user whose file was "cannot detect format" does next.
+_FORMATS_HINT = "atc ingest --list-formats names the formats read; --format NAME reads a file as one"
+
+
+def _note_undetected(skipped: list[tuple[str, str]]) -> None:
+    """One note after the skipped files' lines when some were in no format detection knows:
+    the per-file line says only that, not which formats there are."""
+    count = sum(reason == UNDETECTED for _file, reason in skipped)
+    if count:
+        note(f"{count} file{'s' if count > 1 else ''} in no format atc detects: {_FORMATS_HINT}")
 
 
 #: Characters a terminal acts on rather than shows, tab and newline aside: C0 controls (ESC
@@ -472,6 +500,8 @@ def _print_skipped_files(skipped: list[tuple[str, str]]) -> None:
 def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
     if out == "json":
         emit_json(report.as_dict(), compact=compact)
+        if not compact:                  # a --watch stream says each skipped file as it comes
+            _note_undetected(report.files_skipped)
         return
     click.echo(f"files: {report.files} ({report.files_unchanged} unchanged, "
                f"{len(report.files_skipped)} skipped)  "
@@ -498,8 +528,10 @@ def _print_ingest(report: Any, out: str, *, compact: bool = False) -> None:
                    err=True)
     if len(report.unread_times) > 50:
         click.echo(f"  ... and {len(report.unread_times) - 50} more unread times", err=True)
-    for file, note in report.notes:
-        click.echo(f"  note {_printable(file)}: {note}", err=True)
+    for file, said in report.notes:
+        click.echo(f"  note {_printable(file)}: {said}", err=True)
+    if not compact:
+        _note_undetected(report.files_skipped)
 
 
 # -- curate ---------------------------------------------------------------------------------------
@@ -861,11 +893,9 @@ def rules_add(file: str, name: str | None, home: str | None) -> None:
 @fail_cleanly
 def rules_list(fmt: str, home: str | None) -> None:
     """List saved rules and the predicates they define."""
-    mem = open_memory(home, create=False)
-    try:
-        listed = mem.rules_list()
-    finally:
-        mem.close()
+    from .memory import list_saved_rules
+
+    listed = list_saved_rules(home)   # the rules' files alone: the journal is not loaded
     if fmt == "json":
         emit_json(listed)
         return
@@ -1060,7 +1090,10 @@ def run() -> None:
     from .bridge.interrupts import want_forwarding
 
     want_forwarding()
-    main()
+    try:
+        main()
+    finally:
+        flush_quietly()       # output still buffered when a reader stopped early: no traceback
 
 
 if __name__ == "__main__":  # pragma: no cover

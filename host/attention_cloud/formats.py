@@ -95,4 +95,8 @@ FORMAT_DESCRIPTIONS: dict[str, str] = {
 what it reads (``atc ingest --list-formats`` prints them)."""
 
 FORMATS: tuple[str, ...] = tuple(FORMAT_DESCRIPTIONS)
+
+#: Why a file no format's check recognised is skipped (ingest/detect.py raises it; the CLI
+#: ends a run that skipped such files with a pointer to ``atc ingest --list-formats``).
+UNDETECTED = "cannot detect format"
 """Transcript formats the parser understands, by the name ``format=`` accepts."""

@@ -947,20 +947,7 @@ class Memory:
         be read (edited by hand into a syntax error, not UTF-8) is listed with ``error`` saying
         why, file and line, and no predicates: the others are still listed, and it can be
         found and removed."""
-        out = []
-        for path in self._rule_files():
-            entry: dict[str, Any] = {"name": path.stem, "bytes": path.stat().st_size,
-                                     "predicates": []}
-            try:
-                (preds,) = self.pl.once("atc_api:api_rule_predicates", str(path),
-                                        path.read_text(encoding="utf-8"), Var())
-                entry["predicates"] = [f"{p.args[0]}/{p.args[1]}" for p in preds]
-            except UnicodeDecodeError as exc:
-                entry["error"] = f"{path}: not UTF-8 ({exc})"
-            except PrologError as exc:
-                entry["error"] = str(exc)
-            out.append(entry)
-        return out
+        return _saved_rules(self.pl, self._rule_files())
 
     @serialised
     def rules_remove(self, name: str) -> None:
@@ -1001,8 +988,7 @@ class Memory:
                 for p in self._rule_files()]
 
     def _rule_files(self) -> list[Path]:
-        return sorted(p for p in self.rules_dir.glob("*.pl")
-                      if _RULE_NAME.fullmatch(p.stem)) if self.rules_dir.is_dir() else []
+        return _rule_files_in(self.rules_dir)
 
     def _load_user_rules(self, extra: str | os.PathLike[str] | None) -> str:
         """Load saved rules plus ``extra`` into the user module user_rules (checked and under
@@ -1564,3 +1550,36 @@ def _writers_files(home: Path) -> tuple[str, ...]:
 def current() -> "Memory | None":
     """The Memory open in this process, if any."""
     return _current if _current is not None and not _current._closed else None
+
+
+def list_saved_rules(home: str | os.PathLike[str] | None = None) -> list[dict[str, Any]]:
+    """:meth:`Memory.rules_list` of ``home`` without opening it: the rules are files in its
+    ``rules/`` and reading them needs Prolog, not the journal, whose loading (seconds for a
+    large home) was most of what ``atc rules list`` spent. A missing home is a HomeError."""
+    path = resolve_home(args.path("home", home, optional=True))
+    require_home(path)
+    check_not_foreign(path)
+    with api_lock.held():
+        return _saved_rules(get_prolog(), _rule_files_in(path / "rules"))
+
+
+def _rule_files_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.pl")
+                  if _RULE_NAME.fullmatch(p.stem)) if folder.is_dir() else []
+
+
+def _saved_rules(pl: Prolog, files: list[Path]) -> list[dict[str, Any]]:
+    out = []
+    for path in files:
+        entry: dict[str, Any] = {"name": path.stem, "bytes": path.stat().st_size,
+                                 "predicates": []}
+        try:
+            (preds,) = pl.once("atc_api:api_rule_predicates", str(path),
+                               path.read_text(encoding="utf-8"), Var())
+            entry["predicates"] = [f"{p.args[0]}/{p.args[1]}" for p in preds]
+        except UnicodeDecodeError as exc:
+            entry["error"] = f"{path}: not UTF-8 ({exc})"
+        except PrologError as exc:
+            entry["error"] = str(exc)
+        out.append(entry)
+    return out

@@ -60,8 +60,10 @@ import json
 import os
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
+from ..formats import UNDETECTED
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
 from .chatgpt_export import is_chatgpt_export
@@ -99,7 +101,7 @@ from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
-from .jsonlines import json_lines_head
+from .jsonlines import json_lines_head, reads_as_document
 from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
@@ -141,14 +143,20 @@ def _detection_text(source: Source) -> str:
     """The text formats are told apart by: for a large JSON Lines file not yet decoded, its
     first lines (what the line-by-line checks read), so detection does not hold the whole file
     decoded; else all of it (invalid UTF-8 replaced)."""
+    return _detection_text_whole(source)[0]
+
+
+def _detection_text_whole(source: Source) -> tuple[str, bool]:
+    """:func:`_detection_text`, and True when that is the text a parser decodes as JSON (all
+    of it, as valid UTF-8), so that what detection decodes of it can be handed on."""
     if not source.decoded and len(source.data) > _WHOLE_TEXT_BYTES:
         head = json_lines_head(source.data, 4 * _LINES_TO_TRY + 1)
         if head is not None:
-            return head
+            return head, False
     if not source.decoded and source.data.lstrip()[:1] in (b"[", b"{"):
         text = source.json_text  # a JSON document: its emoji as escapes, see Source.json_text
         if text is not None:
-            return text
+            return text, True
     if not source.decoded:
         # lines of text, decoded for detection alone and not kept (a parser of lines reads the
         # file a line at a time): each character beyond U+FFFF (an emoji) as U+FFFD, which no
@@ -156,14 +164,16 @@ def _detection_text(source: Source) -> str:
         try:
             text = _ASTRAL_CHAR.sub("\ufffd".encode(), source.data).decode("utf-8")
         except UnicodeDecodeError:
-            return source.data.decode("utf-8", "replace")  # its parser reports the bad byte
-        return text[1:] if text.startswith("\ufeff") else text
-    return source.text if source.text is not None else source.data.decode("utf-8", "replace")
+            return source.data.decode("utf-8", "replace"), False  # its parser reports the byte
+        return (text[1:] if text.startswith("\ufeff") else text), False
+    if source.text is not None:
+        return source.text, True
+    return source.data.decode("utf-8", "replace"), False
 
 
 def detect_source_format(source: Source) -> str:
     """The format of a read source (see :func:`detect_format`)."""
-    text = _detection_text(source)
+    text, whole = _detection_text_whole(source)
     head = text.lstrip()
     if is_base_state(source.name):
         return "openhands"
@@ -187,7 +197,9 @@ def detect_source_format(source: Source) -> str:
             source.name, text):  # Continue's sessions.json beside its sessions
         return "continue"
     if head[:1] in ("{", "["):
-        found = _json_format(text, head[0])
+        # a document decoded here is handed to its parser (json_document), not decoded twice
+        keep = source.keep_document if whole and reads_as_document(source.data) else None
+        found = _json_format(text, head[0], keep)
         if found:
             return found
     if is_gemini_shared_markdown(head):  # before markdown: "## USER ✨" names no speaker
@@ -202,14 +214,38 @@ def detect_source_format(source: Source) -> str:
         return "text"
     if has_dated_headings(text):  # notes: no chat, but each note has its day
         return "notes"
-    raise fail(source.name, "cannot detect format")
+    raise fail(source.name, UNDETECTED)
 
 
-def _json_format(text: str, first: str) -> str | None:
+class _WholeDecode:
+    """``json.loads(text)`` done at most once, its value given to ``keep`` (the source's
+    :meth:`~.source.Source.keep_document`, or None when the text is not what a parser reads)."""
+
+    def __init__(self, text: str, keep: Callable[[Any], None] | None) -> None:
+        self.text, self.keep = text, keep
+        self.outcome: tuple[Any] | BaseException | None = None
+
+    def __call__(self) -> Any:
+        if self.outcome is None:
+            try:
+                self.outcome = (json.loads(self.text),)
+            except (ValueError, RecursionError) as error:
+                self.outcome = error
+            else:
+                if self.keep is not None:
+                    self.keep(self.outcome[0])
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome[0]
+
+
+def _json_format(text: str, first: str, keep: Callable[[Any], None] | None = None) -> str | None:
     body = text.strip()
+    whole = _WholeDecode(text, keep)
     if "\n" not in body:  # one line (a compact export): decode it once, as a record or a document
         try:
-            value = json.loads(body)
+            # the whole text when only JSON's own spaces surround it (the parser decodes that)
+            value = whole() if len(text.strip(" \t\r\n")) == len(body) else json.loads(body)
         except (ValueError, RecursionError):
             return _cut_short(text, first)
         if is_continue_session(value):  # its "history" is no SWE-agent trajectory's
@@ -235,7 +271,7 @@ def _json_format(text: str, first: str) -> str | None:
         return _record_format(value) or _document_format(value)
     if _opens_a_document(body):
         try:
-            found = _document_format(json.loads(text))
+            found = _document_format(whole())
         except (ValueError, RecursionError):
             found = None  # cut short or JSON Lines after all: the lines decide
         if found:
@@ -267,7 +303,7 @@ def _json_format(text: str, first: str) -> str | None:
     if chat or summary:
         return chat or summary
     try:
-        document = json.loads(text)
+        document = whole()
     except (ValueError, RecursionError):
         return _cut_short(text, first)
     return _document_format(document)

@@ -112,6 +112,13 @@ def json_lines_head(data: bytes, lines: int) -> str | None:
     return data[:cut].decode("utf-8", "replace")
 
 
+def reads_as_document(data: bytes) -> bool:
+    """True when :func:`json_document` decodes ``data`` whole: it starts with ``[``, or with
+    ``{`` and is not JSON Lines beyond doubt (see :func:`json_lines_head`)."""
+    first = data.lstrip()[:1]
+    return first == b"[" or (first == b"{" and json_lines_head(data, 0) is None)
+
+
 def json_document(source: Source) -> Any | None:
     """The transcript as one JSON document (envelopes still in it), or None when it is not
     one: it does not start with ``[`` or ``{``, or it is JSON Lines (several values, one per
@@ -121,11 +128,12 @@ def json_document(source: Source) -> Any | None:
         InputError: invalid JSON that is not JSON Lines either (with its line), or nesting
             deeper than the decoder allows.
     """
+    kept = source.take_document()
+    if not reads_as_document(source.data):
+        return None  # not JSON, or JSON Lines known from its first line: read a line at a time
+    if kept is not None:
+        return kept[0]  # format detection decoded it already
     first = source.data.lstrip()[:1]
-    if first not in (b"[", b"{"):
-        return None
-    if first == b"{" and json_lines_head(source.data, 0) is not None:
-        return None  # JSON Lines, known from its first line: read a line at a time
     text = source.json_text  # never the whole text at four bytes a character for one emoji
     if text is None:
         if first == b"[":

@@ -21,6 +21,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..errors import InputError
 
@@ -70,6 +71,19 @@ class Source:
     _text: str | None = field(default=None, repr=False, compare=False)
     _decode_error: UnicodeDecodeError | None = field(default=None, repr=False, compare=False)
     _decoded: bool = field(default=False, repr=False, compare=False)
+    _document: tuple[Any] | None = field(default=None, repr=False, compare=False)
+
+    def keep_document(self, document: Any) -> None:
+        """Hold ``document``, what decoding the whole text as JSON gave, for the parser:
+        format detection decodes a JSON document to tell its format, and a large export
+        (ChatGPT's conversations.json) decoded again took as long a second time."""
+        self._document = (document,)
+
+    def take_document(self) -> tuple[Any] | None:
+        """The document :meth:`keep_document` held, in a 1-tuple (None when none), let go of
+        here: a parser may change what it reads, so it is handed out once."""
+        kept, self._document = self._document, None
+        return kept
 
     @property
     def text(self) -> str | None:
