@@ -9,13 +9,11 @@ exponent-by-modulus bits, is refused in one line before it runs, from any caller
 """
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-from granted_home import granted_memory
+from granted_home import granted_home, run_atc
 
 POWM = "powm(3, 2^100000, 2^100000 + 7)"
 POWM_REFUSED = ("atc: powm/3: its exponent's and modulus's bits multiply past 50,000,000: "
@@ -25,17 +23,11 @@ BITS_REFUSED = "atc: arithmetic would make an integer of more than 1,000,000 bit
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("arith"), "L3")
-    home = memory.home
-    memory.close()
-    return home
+    return granted_home(tmp_path_factory.mktemp("arith"))
 
 
 def _query(home, *args: str) -> subprocess.CompletedProcess:
-    # the timeout only stops a run that hangs: before, the modular power ran for minutes
-    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", *args],
-                          capture_output=True, text=True, timeout=60, cwd=home.parent,
-                          env={**os.environ, "ATC_HOME": str(home)})
+    return run_atc(home, "query", *args)
 
 
 @pytest.mark.parametrize("who", [[], ["--as", "bob"]], ids=["owner", "grantee"])

@@ -7,13 +7,11 @@ whose lengths multiply past 1,000,000 are refused in one line.
 """
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-from granted_home import granted_memory
+from granted_home import granted_home, run_atc
 
 TEXT = ("numlist(1, {n}, Ns{v}), maplist([I, C]>>(C is 0'a + ((I*I*{k} + I*3) mod 7) mod 3), Ns{v},"
         " Cs{v}), atom_codes({v}, Cs{v})")
@@ -25,18 +23,11 @@ def _texts(n: int) -> str:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("isub"), "L3")
-    home = memory.home
-    memory.close()
-    return home
+    return granted_home(tmp_path_factory.mktemp("isub"))
 
 
 def _query(home, goal: str) -> subprocess.CompletedProcess:
-    # the timeout only stops a run that hangs: before, the goal below ran for minutes
-    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "--as", "bob",
-                           "--time-limit", "1", goal],
-                          capture_output=True, text=True, timeout=60, cwd=home.parent,
-                          env={**os.environ, "ATC_HOME": str(home)})
+    return run_atc(home, "query", "--as", "bob", "--time-limit", "1", goal)
 
 
 def test_isub_of_long_texts_is_refused_in_one_line(home):

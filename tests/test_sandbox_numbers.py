@@ -12,14 +12,12 @@ text that is not a number), and so do goal and rules texts.
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from granted_home import granted_memory
+from granted_home import granted_home, run_atc
 
 # an atom of 2^22 sevens, made by doubling: milliseconds to build, minutes to read before
 BUILD = "length(L, 22), foldl([_, A0, A]>>atom_concat(A0, A0, A), L, '7', A)"
@@ -29,17 +27,11 @@ TOO_LONG = "a number of more than 100,000 digits: too long to read"
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("numbers"), "L3")
-    home = memory.home
-    memory.close()
-    return home
+    return granted_home(tmp_path_factory.mktemp("numbers"))
 
 
 def _atc(home: Path, *args: str) -> subprocess.CompletedProcess:
-    # the timeout only stops a run that hangs: before, these goals ran for minutes
-    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args],
-                          capture_output=True, text=True, timeout=120, cwd=home.parent,
-                          env={**os.environ, "ATC_HOME": str(home)})
+    return run_atc(home, *args, timeout=120)
 
 
 def _digest(home: Path) -> str:

@@ -7,13 +7,11 @@ checked by a call of its own, and the limit stops it.
 """
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-from granted_home import granted_memory
+from granted_home import granted_home, run_atc
 
 BIG = ("length(As, 40000), numlist(1, 1000000, L), length(Gs, 40000), maplist(=(g(L)), Gs), "
        "X =.. [f|As], Y =.. [f|Gs]")
@@ -21,18 +19,11 @@ BIG = ("length(As, 40000), numlist(1, 1000000, L), length(Gs, 40000), maplist(=(
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("occurs"), "L3")
-    home = memory.home
-    memory.close()
-    return home
+    return granted_home(tmp_path_factory.mktemp("occurs"))
 
 
 def _query(home, goal: str) -> subprocess.CompletedProcess:
-    # the timeout only stops a run that hangs: before, the unification ran for minutes
-    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "--as", "bob",
-                           "--time-limit", "1", goal],
-                          capture_output=True, text=True, timeout=60, cwd=home.parent,
-                          env={**os.environ, "ATC_HOME": str(home)})
+    return run_atc(home, "query", "--as", "bob", "--time-limit", "1", goal)
 
 
 def test_a_big_occurs_check_stops_at_the_time_limit(home):

@@ -8,13 +8,11 @@ search that long is made a place at a time, so the limit stops it.
 """
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-from granted_home import granted_memory
+from granted_home import granted_home, run_atc
 
 BUILD = ("length(L, 20), foldl([_, A0, A]>>atom_concat(A0, A0, A), L, a, T), "
          "sub_atom(T, 0, 524288, _, P0), atom_concat(P0, b, P)")
@@ -22,18 +20,11 @@ BUILD = ("length(L, 20), foldl([_, A0, A]>>atom_concat(A0, A0, A), L, a, T), "
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    memory = granted_memory(tmp_path_factory.mktemp("search"), "L3")
-    home = memory.home
-    memory.close()
-    return home
+    return granted_home(tmp_path_factory.mktemp("search"))
 
 
 def _query(home, goal: str) -> subprocess.CompletedProcess:
-    # the timeout only stops a run that hangs: before, each search ran for minutes
-    return subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "--as", "bob",
-                           "--time-limit", "1", goal],
-                          capture_output=True, text=True, timeout=60, cwd=home.parent,
-                          env={**os.environ, "ATC_HOME": str(home)})
+    return run_atc(home, "query", "--as", "bob", "--time-limit", "1", goal)
 
 
 @pytest.mark.parametrize("search", ["sub_atom(T, B, _, _, P)",
