@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from test_agents_mcp import _free_port, _wait_listening
+from held_sockets import closed_by_server
 
 TOKEN = "t" * 32
 
@@ -65,13 +66,7 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
             if n == 1:
                 sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             held.append(sock)
-        closed = []
-        for sock in held:
-            sock.settimeout(8)
-            try:
-                closed.append(sock.recv(4096) == b"")
-            except (socket.timeout, ConnectionResetError):
-                closed.append(False)
+        closed = closed_by_server(held)
         answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert closed == [True, True]
     assert answer.startswith(b"HTTP/1.1 401"), answer

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from granted_home import granted_memory
+from held_sockets import closed_by_server
 from test_sharing import Server
 
 #: The server's limits, small enough for a test to reach quickly.
@@ -240,13 +241,7 @@ def test_a_connection_that_never_finishes_a_request_is_closed_at_the_deadline(gr
                 assert answer.startswith(b"HTTP/1.1 401"), answer
                 sock.sendall(b"GET /v1/whoami HTTP/1.1\r\n")
             held.append(sock)
-        closed = []
-        for sock in held:
-            sock.settimeout(8)
-            try:
-                closed.append(sock.recv(4096) == b"")
-            except (socket.timeout, ConnectionResetError):
-                closed.append(False)
+        closed = closed_by_server(held)
         status, _ = get(server.url + "/v1/whoami", granted[1])
     finally:
         for sock in held:
