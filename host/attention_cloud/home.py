@@ -87,21 +87,28 @@ def lock_wait_set() -> float | None:
     return seconds
 
 
-def watcher_running(home: Path) -> bool:
-    """Whether an ``atc watch`` follows ``home`` now: its ``watch.pid`` is locked. The lock,
-    not the pid, decides: it goes with the process, so a watcher killed with SIGKILL leaves
-    no live claim behind, and a pid reused by another program makes no one wait."""
+def flock_held(path: Path, *, exclusive: bool = False) -> bool | None:
+    """Whether another process holds an ``flock`` on ``path`` that a shared (or, with
+    ``exclusive``, an exclusive) lock would wait for; None when the file cannot be opened.
+    The probe takes no lock it keeps: closing the file lets go of the one it took."""
     try:
-        fd = os.open(home / WATCHER_FILE, os.O_RDONLY)
+        fd = os.open(path, os.O_RDWR if exclusive else os.O_RDONLY)
     except OSError:
-        return False
+        return None
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
         return False
     except BlockingIOError:
         return True
     finally:
-        os.close(fd)             # also lets go of the shared lock this probe took
+        os.close(fd)
+
+
+def watcher_running(home: Path) -> bool:
+    """Whether an ``atc watch`` follows ``home`` now: its ``watch.pid`` is locked. The lock,
+    not the pid, decides: it goes with the process, so a watcher killed with SIGKILL leaves
+    no live claim behind, and a pid reused by another program makes no one wait."""
+    return flock_held(home / WATCHER_FILE) is True
 
 
 class WatcherMark:

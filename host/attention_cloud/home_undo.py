@@ -11,9 +11,10 @@ empty ``journal.pl`` and the lock file, the lock free. Anything written there ke
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from pathlib import Path
+
+from .home import flock_held
 
 #: What opening a home writes before anything is committed: the write lock and the journal.
 _FRESH_FILES = frozenset({".lock", "journal.pl"})
@@ -61,13 +62,6 @@ def undo_made_home(made: list[Path]) -> bool:
 
 def _lock_is_free(path: Path) -> bool:
     try:
-        fd = os.open(path, os.O_RDWR)
+        return flock_held(path, exclusive=True) is False
     except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)          # closing gives the lock back
+        return False          # a lock that cannot be probed is taken for held
