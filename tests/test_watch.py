@@ -222,10 +222,13 @@ def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_th
             fh.write(_cc("u2", "Then backfill the ledger rows in batches of 10,000."))
         waiting = w.wait_for(lambda e: e["event"] == "waiting")
         assert "another process is writing" in waiting["why"]
+        after_waiting = w.events.index(waiting) + 1
         time.sleep(1.0)
     finally:
         lock.release()
-    w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1 and e["time"] >= waiting["time"])
+    # the batch after the wait: event times are whole seconds (the first batch's can equal the
+    # wait's), so the order of events, not their time, says which came after
+    w.wait_for(lambda e: e["event"] == "batch" and e["new"] == 1, since=after_waiting)
     assert w.stop(signal.SIGINT) == 0
     assert w.wait_for(lambda e: e["event"] == "stop")["why"] == "SIGINT"
     assert not (hashed / "watch.pid").exists()

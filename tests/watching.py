@@ -41,13 +41,14 @@ class WatchProcess:
                 self.events.append(self.parse(line))
                 self.cond.notify_all()
 
-    def wait_for(self, test, timeout: float = 60.0):
-        """The latest event passing ``test``, waiting for one until ``timeout`` seconds; fails
-        at once (with the events and the watcher's stderr) if the watcher has exited."""
+    def wait_for(self, test, timeout: float = 60.0, since: int = 0):
+        """The latest event passing ``test`` (among the events from number ``since`` on),
+        waiting for one until ``timeout`` seconds; fails at once (with the events and the
+        watcher's stderr) if the watcher has exited."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
-                found = [e for e in self.events if test(e)]
+                found = [e for e in self.events[since:] if test(e)]
                 if found:
                     return found[-1]
                 left = deadline - time.monotonic()
