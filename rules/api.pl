@@ -735,7 +735,10 @@ spend_(C, L0, L) :-
 % process can read (a grantee's goal read the home's journal.pl whole, hidden records and
 % all), and so do its wrappers (load_html/3, load_xml/3, ...); library(crypto)
 % crypto_password_hash/3, whose 2^cost rounds run in one C call no limit interrupts (cost(26)
-% ran 117 s under a limit of 5 s; cost(30), half an hour). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% ran 117 s under a limit of 5 s; cost(30), half an hour). It allows undo/1, whose goal runs
+% when backtracking or an exception unwinds past it, at a call port of whatever runs next: after
+% `undo((repeat, fail)), throw(x)` that was past the call's limits (the loop held `atc query
+% --time-limit 2` until killed). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 % Those names stay refused, but the cause is closed at its root too: library(sandbox) now takes
 % the word of the libraries sandbox_trust.pl vouches for alone, whenever they were loaded.
@@ -755,7 +758,7 @@ user_code_refused_(Name, system) :-
                      initialization, consult, load_files, use_module, ensure_loaded,
                      '$set_source_module', '@',
                      sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
-                     setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup]).
+                     setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup, undo]).
 user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
@@ -1087,14 +1090,17 @@ watchdog_stop_(Dog) :-
 % limited_rethrow_(+Error): throw Error again, cut down to what a one-line message needs. User
 % code throws what it likes: a cyclic term, one nested 100,000 deep, a list of millions, a huge
 % atom or integer. Uncut, it crashed the host's converter (Python's recursion limit) or became
-% a message of megabytes, formatted outside every limit. SWI-Prolog's '$aborted' (a limit's
-% stop) is thrown as it is.
+% a message of megabytes, formatted outside every limit. The cut copy holds no attributed
+% variable: a frozen goal in it (`freeze(X, (repeat, fail)), throw(error(type_error(X, a), _))`)
+% woke when the message was formatted, past the limits, and held the process until killed.
+% SWI-Prolog's '$aborted' (a limit's stop) is thrown as it is.
 limited_rethrow_(E) :-
     (   E == '$aborted'
     ->  throw(E)
     ;   Budget = budget(4000),
         term_cut_(E, 0, Budget, Cut),
-        throw(Cut)
+        copy_term_nat(Cut, Plain),
+        throw(Plain)
     ).
 
 % term_cut_(+Term, +Depth, !Budget, -Cut): Term with what lies past Budget cells or 40 levels
