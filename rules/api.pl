@@ -721,7 +721,9 @@ spend_(C, L0, L) :-
 % names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
 % whose table outlives the call, shared by every later call and reader and never reclaimed: a
 % grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
-% limits that count each call afresh. library(sandbox) also takes a library's word for its own
+% limits that count each call afresh; not_exists/1, which it allows too, calls tabled_call/1
+% for a goal that is not tabled (`not_exists(between(N, 400000, X))`: the same ~57 MB a
+% request), and tnot/1 reads tables. library(sandbox) also takes a library's word for its own
 % predicates (a multifile sandbox:safe_primitive/1 clause in the library): library(pengines_io),
 % which the autoloader loads for the first goal that names one of them, declares all of its
 % own safe, though outside a pengine pengine_write_term/2 passes any write options to
@@ -747,7 +749,8 @@ user_code_refused_(Name, database) :-
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables, tabled_call, gensym, reset_gensym]).
+                     abolish_shared_tables, tabled_call, not_exists, tnot,
+                     gensym, reset_gensym]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,

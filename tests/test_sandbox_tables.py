@@ -6,6 +6,10 @@ a grantee's `tabled_call(between(N, 400000, X)), fail` grew the server by ~57 MB
 (each under the per-call limits, whose heap count starts afresh every call), N by N, until the
 process was out of memory. Now a mention of tabled_call/1 is refused before anything runs, as
 the other builtins that leave state behind (global variables, the database, flags) are.
+
+not_exists/1, which library(sandbox) allows as well, tables a goal that is not tabled through
+tabled_call/1 itself: a grantee's `not_exists(between(N, 400000, X))` grew the process by
+~57 MB a request (33 MB to 371 MB in six), N by N. It is refused by name too, with tnot/1.
 """
 from __future__ import annotations
 
@@ -48,3 +52,29 @@ def test_a_rule_that_tables_is_not_saved(memory):
     with pytest.raises(PrologError, match=REFUSED):
         memory.rules_add("upto(X) :- tabled_call(between(1, 3, X)).\n", "tabling")
     assert "tabling" not in {r["name"] for r in memory.rules_list()}
+
+
+NEGATION_REFUSED = "No permission to call sandboxed `(not_exists|tnot)['/]"
+NEGATIONS = ["not_exists(between(1, 3, X))",
+             "not_exists(between(2, 400000, X))",
+             "G = not_exists, call(G, between(1, 3, X))",
+             "maplist(not_exists, [between(1, 3, X)])",
+             "tnot(item(_))"]
+
+
+@pytest.mark.parametrize("goal", NEGATIONS)
+def test_a_grantees_tabled_negation_makes_no_table(memory, goal):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(PrologError, match=NEGATION_REFUSED):
+        reader_query(memory, "bob", goal, time_limit=5)
+
+
+@pytest.mark.parametrize("goal", NEGATIONS)
+def test_the_owners_tabled_negation_makes_no_table(memory, goal):
+    with pytest.raises(PrologError, match=NEGATION_REFUSED):
+        memory.query(goal, time_limit=5)
+
+
+def test_plain_negation_still_works(memory):
+    assert memory.query("\\+ between(1, 3, 4)").rows == [{}]
