@@ -721,7 +721,9 @@ spend_(C, L0, L) :-
 % names of every speaker in the home, whatever a grantee may see). It allows tabled_call/1,
 % whose table outlives the call, shared by every later call and reader and never reclaimed: a
 % grantee's `tabled_call(between(N, 400000, X))` grew the server by ~57 MB a request, under
-% limits that count each call afresh. library(sandbox) also takes a library's word for its own
+% limits that count each call afresh; not_exists/1, which it allows too, calls tabled_call/1
+% for a goal that is not tabled (`not_exists(between(N, 400000, X))`: the same ~57 MB a
+% request), and tnot/1 reads tables. library(sandbox) also takes a library's word for its own
 % predicates (a multifile sandbox:safe_primitive/1 clause in the library): library(pengines_io),
 % which the autoloader loads for the first goal that names one of them, declares all of its
 % own safe, though outside a pengine pengine_write_term/2 passes any write options to
@@ -735,7 +737,10 @@ spend_(C, L0, L) :-
 % process can read (a grantee's goal read the home's journal.pl whole, hidden records and
 % all), and so do its wrappers (load_html/3, load_xml/3, ...); library(crypto)
 % crypto_password_hash/3, whose 2^cost rounds run in one C call no limit interrupts (cost(26)
-% ran 117 s under a limit of 5 s; cost(30), half an hour). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% ran 117 s under a limit of 5 s; cost(30), half an hour). It allows undo/1, whose goal runs
+% when backtracking or an exception unwinds past it, at a call port of whatever runs next: after
+% `undo((repeat, fail)), throw(x)` that was past the call's limits (the loop held `atc query
+% --time-limit 2` until killed). So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 % Those names stay refused, but the cause is closed at its root too: library(sandbox) now takes
 % the word of the libraries sandbox_trust.pl vouches for alone, whenever they were loaded.
@@ -744,7 +749,8 @@ user_code_refused_(Name, database) :-
                      recorda, recordz, recorded, flag, clause, compile_aux_clauses,
                      nb_setval, b_setval, nb_linkval, nb_delete, nb_getval, b_getval,
                      nb_current, abolish_all_tables, abolish_private_tables,
-                     abolish_shared_tables, tabled_call, gensym, reset_gensym]).
+                     abolish_shared_tables, tabled_call, not_exists, tnot,
+                     gensym, reset_gensym]).
 user_code_refused_(Name, system) :-
     memberchk(Name, [abort, halt, sleep, call_with_time_limit, call_with_inference_limit,
                      call_with_depth_limit, alarm, alarm_at, remove_alarm, install_alarm,
@@ -755,7 +761,7 @@ user_code_refused_(Name, system) :-
                      initialization, consult, load_files, use_module, ensure_loaded,
                      '$set_source_module', '@',
                      sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
-                     setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup]).
+                     setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup, undo]).
 user_code_refused_(Name, unchecked) :-
     memberchk(Name, [print_message, print_message_lines, message_to_codes,
                      message_to_string, term_string, put_attr, put_attrs]).
@@ -1087,14 +1093,17 @@ watchdog_stop_(Dog) :-
 % limited_rethrow_(+Error): throw Error again, cut down to what a one-line message needs. User
 % code throws what it likes: a cyclic term, one nested 100,000 deep, a list of millions, a huge
 % atom or integer. Uncut, it crashed the host's converter (Python's recursion limit) or became
-% a message of megabytes, formatted outside every limit. SWI-Prolog's '$aborted' (a limit's
-% stop) is thrown as it is.
+% a message of megabytes, formatted outside every limit. The cut copy holds no attributed
+% variable: a frozen goal in it (`freeze(X, (repeat, fail)), throw(error(type_error(X, a), _))`)
+% woke when the message was formatted, past the limits, and held the process until killed.
+% SWI-Prolog's '$aborted' (a limit's stop) is thrown as it is.
 limited_rethrow_(E) :-
     (   E == '$aborted'
     ->  throw(E)
     ;   Budget = budget(4000),
         term_cut_(E, 0, Budget, Cut),
-        throw(Cut)
+        copy_term_nat(Cut, Plain),
+        throw(Plain)
     ).
 
 % term_cut_(+Term, +Depth, !Budget, -Cut): Term with what lies past Budget cells or 40 levels

@@ -129,19 +129,34 @@ inert_format_(Fmt, Args) :-
 %!  format_directive_in(+Codes:list, +Letters:list) is semidet.
 %
 %   True when the format/2 directive text Codes holds a directive that pads by a computed
-%   count (`~*c`) or one of 6 digits or more (`~100000000c`: allocated in one C call), or
-%   whose letter is one of Letters (codes) whatever its argument (digits, or a backquote and a
-%   fill character). `~~` is a plain tilde. `[0'@]` finds a directive that runs a goal, `[0'W]`
-%   one that takes write options (`portray_goal(G)` calls G).
-format_directive_in([0'~|T], Letters) :- !,
+%   count (`~*c`) or one of 6 digits or more (`~100000000c`: allocated in one C call), whose
+%   counts add up past 99,999 (`~t~99999+` 3,000 times over: 300 MB of padding in one C call,
+%   which ran 63 s past a 2 s limit and grew the process by 1.8 GB), or whose letter is one of
+%   Letters (codes) whatever its argument (digits, or a backquote and a fill character). `~~`
+%   is a plain tilde. `[0'@]` finds a directive that runs a goal, `[0'W]` one that takes write
+%   options (`portray_goal(G)` calls G).
+format_directive_in(Codes, Letters) :-
+    format_directive_in_(Codes, Letters, 0).
+
+format_directive_in_([0'~|T], Letters, Sum0) :- !,
     (   T = [0'~|Rest]
-    ->  format_directive_in(Rest, Letters)
+    ->  format_directive_in_(Rest, Letters, Sum0)
     ;   directive_in_(T, Letters)
     ->  true
-    ;   format_directive_in(T, Letters)
+    ;   directive_count_(T, Count),
+        Sum is Sum0 + Count,
+        (   format_counts_max(Max), Sum > Max
+        ->  true
+        ;   format_directive_in_(T, Letters, Sum)
+        )
     ).
-format_directive_in([_|T], Letters) :-
-    format_directive_in(T, Letters).
+format_directive_in_([_|T], Letters, Sum) :-
+    format_directive_in_(T, Letters, Sum).
+
+%!  format_counts_max(-Max) is det.
+%   The most the counts of one format text's directives may add up to: one count's own bound
+%   (5 digits), so a text asks for no more padding or digits than one directive could.
+format_counts_max(99999).
 
 % After a `~`: its argument, then its letter.
 directive_in_([0'*|_], _) :- !.
@@ -156,6 +171,17 @@ digits_([C|Cs], N0, N, Rest) :-
     N1 is N0 + 1,
     digits_(Cs, N1, N, Rest).
 digits_(Rest, N, N, Rest).
+
+% directive_count_(+Codes, -Count): the numeric argument after a `~` (0 when none); fewer than
+% 6 digits (directive_in_/2 has refused more).
+directive_count_(Cs, Count) :-
+    count_value_(Cs, 0, Count).
+
+count_value_([C|Cs], V0, V) :-
+    code_type(C, digit(W)), !,
+    V1 is V0 * 10 + W,
+    count_value_(Cs, V1, V).
+count_value_(_, V, V).
 
 %!  define_python_predicate(+Module, +Name, +Arity, +Key, +Nondet) is det.
 %

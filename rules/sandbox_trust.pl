@@ -44,7 +44,31 @@ trusted_declaration_(Head) :-
     ),
     copy_head_(Head, Generation, Body, Copy),
     call(Copy),
-    call(Body).
+    call(Body),
+    output_declaration_holds_(Head).
+
+% output_declaration_holds_(+Head): library(sandbox) declares format_time/3,4 and
+% normalize_space/2 safe whatever their first argument, an output as format/3's is, though it
+% lets format/3 and with_output_to/2 write to text alone (sandbox:safe_output/1): a stream
+% alias passed too, and `format_time(user_error, Text, 0)` wrote any bytes (escape sequences
+% included) from a grantee's goal to the server's standard error, `user_output` into the
+% owner's `atc query --format json` and `atc mcp`'s protocol. The same test holds for them: an
+% output unbound when checked is an instantiation error, as for format/3.
+output_declaration_holds_(Head) :-
+    (   Head = safe_primitive(Goal),
+        nonvar(Goal),
+        Goal = system:Plain,
+        nonvar(Plain),
+        text_output_argument_(Plain, Output)
+    ->  sandbox:safe_output(Output),
+        Output \= current_output,      % safe_output/1's aliases of the caller's streams
+        Output \= current_error
+    ;   true
+    ).
+
+text_output_argument_(format_time(Output, _, _), Output).
+text_output_argument_(format_time(Output, _, _, _), Output).
+text_output_argument_(normalize_space(Output, _), Output).
 
 % copy_head_(+Head, ?Generation, ?Body, -Copy): the copy of a hook's clause is a clause of a
 % predicate of this module named after the hook ('trusted safe_primitive'/6, ...). Its first
