@@ -85,6 +85,7 @@ from .librechat import is_librechat_export
 from .skype import is_skype_export
 from .discord_csv import is_discord_csv
 from .discord_html import is_discord_html
+from .discord_text import is_discord_text
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -182,6 +183,8 @@ def detect_source_format(source: Source) -> str:
     if is_discord_csv(head):  # DiscordChatExporter's CSV: its header row
         return "discord"
     if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
+        return "discord"
+    if head[:1] == "=" and is_discord_text(head):  # its text export: a rule, Guild:, Channel:
         return "discord"
     if head[:1] == "<" and is_telegram_html(head[:1_000_000]):  # Telegram Desktop's default
         return "telegram"
