@@ -25,7 +25,8 @@ EXPORT = PREAMBLE + (
     "{{Attachments}}\nhttps://cdn.discordapp.com/attachments/901/1102/route.gpx\n\n"
     "{{Embed}}\nRiver loop\nhttps://example.org/river\nA flat loop along the river\n\n\n"
     "[{d5}] dana.w\n\n\n{{Stickers}}\nhttps://media.discordapp.net/stickers/1.png\n\n\n"
-    "[{d6}] dana.w\n\n\n{{Attachments}}\nhttps://cdn.discordapp.com/attachments/901/1/plan.pdf\n\n\n"
+    "[{d6}] dana.w\n\n\n{{Attachments}}\n"
+    "https://cdn.discordapp.com/attachments/901/1/plan.pdf\n\n\n"
     "[{d7}] dana.w\nGreat first long run today, see you all next Saturday\n\n\n"
 ) + POSTAMBLE
 MONTH_FIRST = ("5/8/2023 3:56 PM", "5/8/2023 3:58 PM", "5/8/2023 4:00 PM", "5/8/2023 4:02 PM",

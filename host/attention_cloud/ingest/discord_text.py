@@ -39,7 +39,8 @@ from .timefmt import day_first_of
 
 RULE = "=" * 62
 # A message's header: its date in brackets, then its author, with "(pinned)" for a pinned one.
-_HEADER = re.compile(r"\[(?P<date>[^\]\n]{0,40}\d[^\]\n]{0,40})\] (?P<author>\S.*?)(?: \(pinned\))?")
+_HEADER = re.compile(
+    r"\[(?P<date>[^\]\n]{0,40}\d[^\]\n]{0,40})\] (?P<author>\S.*?)(?: \(pinned\))?")
 # The sections the exporter writes after a message's text, each on a line of its own.
 _SECTIONS = frozenset({"{Attachments}", "{Embed}", "{Stickers}", "{Reactions}"})
 

@@ -545,6 +545,16 @@ def _weekday_fits(written: str, day: str) -> bool:
     return _WEEKDAYS[datetime.date.fromisoformat(day).weekday()] == named.group(1).lower()
 
 
+def day_in_year(written: str, year: str) -> TurnTime | None:
+    """The day a date without a year (``May 8th``, ``Tue 9 May``, ``the 9th of May``) names in
+    ``year``; None when that is no day, or not the weekday it names."""
+    plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
+    dated = date_line(f"{plain} {year}")
+    if dated is None or not _weekday_fits(written, dated.day):
+        return None
+    return dated
+
+
 def yearless_day(line: str) -> str:
     """The day and month a line that is only those gives without a year (``## May 8th``,
     ``Tue 9 May``), as written; "" for any other line."""
@@ -836,9 +846,8 @@ class PlainTextParser:
         day, not the weekday the line names, or before the date line above it (``Jan 2``
         after ``Dec 30, 2023``: the year may have turned)."""
         written = yearless_day(line)
-        plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
-        dated = date_line(f"{plain} {year}")
-        if dated is None or not _weekday_fits(written, dated.day) or dated.day < last_day:
+        dated = day_in_year(written, year)
+        if dated is None or dated.day < last_day:
             return None
         self.yearless_read.append((number, written))
         return dated
