@@ -76,7 +76,7 @@ Formats (detected from the content; ``format=`` overrides)
     ``messenger``
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired
-        (:mod:`.messenger`).
+        (:mod:`.messenger`); its HTML pages too (:mod:`.messenger_html`).
     ``skype``
         Skype's ``messages.json``: each conversation a session, each message with its sender and
         time, oldest first (:mod:`.skype`).
