@@ -4,12 +4,10 @@ channel exported as text lost every message, its authors and its times."""
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
-from attention_cloud import Memory
-from attention_cloud.cli import main
 from attention_cloud.ingest import detect_format, parse_path, parse_text
 from attention_cloud.ingest.pointers import read_pointer
+from ingest_checks import ingest_twice, refusal
 
 RULE = "=" * 62
 PREAMBLE = (f"{RULE}\nGuild: Running Club\nChannel: Text Channels / general\n"
@@ -80,21 +78,13 @@ def test_a_date_not_read_is_reported_and_the_message_kept():
 def test_a_preamble_without_messages_is_one_clear_line_and_writes_nothing(tmp_path, home):
     path = tmp_path / "empty.txt"
     path.write_text(PREAMBLE + POSTAMBLE, encoding="utf-8")
-    out = CliRunner().invoke(main, ["ingest", str(path), "--home", str(home)])
-    assert out.exit_code != 0
-    assert out.output.strip().splitlines()[-1].endswith(
+    assert refusal(home, path).endswith(
         "empty.txt: no messages in this DiscordChatExporter text export")
-    assert not (home / "journal.pl").exists() or "item(" not in (home / "journal.pl").read_text()
 
 
 def test_ingesting_it_again_is_an_upsert(tmp_path, home):
     path = tmp_path / "general.txt"
     path.write_text(EXPORT.format(**{f"d{n}": d for n, d in enumerate(MONTH_FIRST, 1)}),
                     encoding="utf-8")
-    with Memory.open(home) as mem:
-        first = mem.ingest([str(path)])
-        handles = sorted(r["H"] for r in mem.query("item_speaker(H, _)").rows)
-        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # re-read
-        again = mem.ingest([str(path)])
-        assert sorted(r["H"] for r in mem.query("item_speaker(H, _)").rows) == handles
-    assert first.new == 5 and again.new == 0
+    new, before, after = ingest_twice(home, path)
+    assert new == (5, 0) and before == after

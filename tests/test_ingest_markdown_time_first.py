@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from attention_cloud import Memory
 from attention_cloud.ingest import detect_format, parse_path
+from ingest_checks import ingest_twice
 
 TURNS = ("Are you coming to the river run on Saturday morning?",
          "Yes, I will bring the spare bottles for everyone.",
@@ -90,10 +90,5 @@ def test_ingesting_it_again_is_an_upsert(tmp_path, home):
     path = tmp_path / "club.md"
     path.write_text(_log("8 May 2023 13:56 — Priya", "8 May 2023 13:58 — Tomás",
                          "9 May 14:03 — Priya", "9 May 14:05 — Tomás"), encoding="utf-8")
-    with Memory.open(home) as mem:
-        first = mem.ingest([str(path)])
-        rows = sorted((r["H"], r["S"]) for r in mem.query("item_speaker(H, S)").rows)
-        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-        again = mem.ingest([str(path)])
-        assert sorted((r["H"], r["S"]) for r in mem.query("item_speaker(H, S)").rows) == rows
-    assert first.new == 4 and again.new == 0
+    new, before, after = ingest_twice(home, path)
+    assert new == (4, 0) and before == after

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
 
-from attention_cloud import Memory
-from attention_cloud.cli import main
 from attention_cloud.ingest import detect_format, parse_path, parse_text
+from ingest_checks import ingest_twice, refusal
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 THREAD = (FIXTURES / "messenger_export" / "your_facebook_activity" / "messages" / "inbox" /
@@ -69,23 +67,13 @@ def test_a_page_without_messages_is_one_clear_line_and_writes_nothing(tmp_path, 
     page = tmp_path / "message_1.html"
     page.write_text('<html><body><div class="_a6-g"></div><div class="_a6-h"></div>'
                     '<div class="_a6-o"></div></body></html>', encoding="utf-8")
-    out = CliRunner().invoke(main, ["ingest", str(page), "--home", str(home)])
-    assert out.exit_code != 0
-    assert out.output.strip().splitlines()[-1].endswith(
+    assert refusal(home, page).endswith(
         "message_1.html: no messages in this Messenger or Instagram HTML export")
-    assert not (home / "journal.pl").exists() or "item(" not in (home / "journal.pl").read_text()
 
 
 def test_ingesting_it_again_is_an_upsert(tmp_path, home):
     page = tmp_path / "inbox" / "runningclub_3825" / "message_1.html"
     page.parent.mkdir(parents=True)
     page.write_bytes((THREAD / "message_1.html").read_bytes())
-    with Memory.open(home) as mem:
-        first = mem.ingest([str(page)])
-        rows = sorted((r["H"], r["S"], r["T"]) for r in
-                      mem.query("item_speaker(H, S), item_time(H, T)").rows)
-        page.write_bytes(page.read_bytes() + b"\n")
-        again = mem.ingest([str(page)])
-        assert sorted((r["H"], r["S"], r["T"]) for r in
-                      mem.query("item_speaker(H, S), item_time(H, T)").rows) == rows
-    assert first.new == 4 and again.new == 0
+    new, before, after = ingest_twice(home, page)
+    assert new == (4, 0) and before == after

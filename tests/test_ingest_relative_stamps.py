@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
+from ingest_checks import ingest_twice
 
 PASTE = ("Priya — 05/08/2023 1:56 PM\nAre you coming to the river run on Saturday?\n"
          "Tomás — 05/08/2023 1:58 PM\nYes, I will bring the spare bottles.\n"
@@ -79,10 +79,5 @@ def test_a_slack_copy_keeps_its_clock_times(tmp_path):
 def test_ingesting_it_again_is_an_upsert(tmp_path, home):
     path = tmp_path / "sync.txt"
     path.write_text("Weekly sync\nMay 8, 2023, 1:56 PM\n\n" + OTTER, encoding="utf-8")
-    with Memory.open(home) as mem:
-        first = mem.ingest([str(path)])
-        rows = sorted((r["H"], r["T"]) for r in mem.query("item_time(H, T)").rows)
-        path.write_text(path.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-        again = mem.ingest([str(path)])
-        assert sorted((r["H"], r["T"]) for r in mem.query("item_time(H, T)").rows) == rows
-    assert first.new == 3 and again.new == 0
+    new, before, after = ingest_twice(home, path)
+    assert new == (3, 0) and before == after
