@@ -55,8 +55,9 @@ def test_a_heading_day_without_a_year_takes_the_year_of_an_earlier_heading(tmp_p
                             "file's name and dates give (line 9: '9 May 14:03')"]
 
 
-def test_the_file_names_year_places_them_and_a_wrong_weekday_stays_unread(tmp_path):
-    path = tmp_path / "club-2023-05-07.md"
+@pytest.mark.parametrize("name", ["club-2023-05-07.md", "export-2023-05-20.md"])
+def test_the_file_names_year_places_them_and_a_wrong_weekday_stays_unread(tmp_path, name):
+    path = tmp_path / name  # the name's day, before or after theirs, gives only the year
     path.write_text(_log("Tue 9 May 14:03 — Priya", "Tue 9 May 14:05 — Tomás",
                          "Wed 9 May 14:07 — Priya", title=""), encoding="utf-8")
     result = parse_path(path)

@@ -326,6 +326,7 @@ class MarkdownLogParser:
         self.lines, self.named_day = lines, file_date(source.stem)
         self.year: str | None = None  # found at the first heading time without one: most have
         self.yearless_read: list[tuple[int, str]] = []
+        self.last_day = ""  # the day of the date line or heading above (not the file name's)
         self.clock.dated(self.named_day)
         turns = 0
         role, start, end, body, who, when = "", 0, 0, [], "", ""
@@ -340,6 +341,7 @@ class MarkdownLogParser:
                     dated = date_line(with_iso_dates(line, self.day_first))
                     if dated is not None:
                         self.clock.dated(dated.day)
+                        self.last_day = dated.day
                         continue
                 if role:
                     body.append(line)
@@ -400,6 +402,8 @@ class MarkdownLogParser:
         gives (:meth:`_in_year`); an unreadable one is reported."""
         rewritten = with_iso_dates(written, self.day_first)
         found = self.clock.read(rewritten) or self._in_year(number, written)
+        if found:
+            self.last_day = getattr(found, "day", "") or self.last_day
         if found or rewritten == written:
             return found or self.collector.time(number, written)
         self.collector.unread_times.append((number, written))
@@ -418,7 +422,7 @@ class MarkdownLogParser:
         if self.year is None:
             self.year = the_one_year(self.lines, self.named_day, self._stamped_days())
         dated = day_in_year(day_written, self.year) if self.year else None
-        if dated is None or dated.day < self.clock.day:
+        if dated is None or dated.day < self.last_day:
             return None
         self.clock.dated(dated.day)
         found = self.clock.read(parts.group("clock"))

@@ -829,7 +829,8 @@ class PlainTextParser:
         # "[Neighborhood 2]" is text, not a time to report unread
         stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         name, rest, written = named
-        if stamp is None and written and self.offsets:  # Otter's "Priya Patel  0:01"
+        if stamp is None and written and self.offsets and SPACED_SPEAKER.match(line):
+            # Otter's "Priya Patel  0:01": the recording's time
             stamp = self._offset_time(number, written)
         elif stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
