@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 
+
+from attention_cloud.errors import InputError
 from attention_cloud.ingest import detect_format, parse_path, parse_text
 from ingest_checks import ingest_twice, refusal
 
@@ -77,3 +80,14 @@ def test_ingesting_it_again_is_an_upsert(tmp_path, home):
     page.write_bytes((THREAD / "message_1.html").read_bytes())
     new, before, after = ingest_twice(home, page)
     assert new == (4, 0) and before == after
+
+
+def test_a_page_of_posts_sharing_the_marks_is_no_chat(tmp_path):
+    """Meta's pages of posts and comments are built of the same blocks: only a thread's page
+    (``message_1.html``, or one in an ``inbox`` thread folder) is read as messages."""
+    page = tmp_path / "your_posts_1.html"
+    page.write_text('<html><body><div class="_a6-g"><h2 class="_a6-h">Dana shared a link.</h2>'
+                    '<div class="_a6-p">https://example.org</div><div class="_a6-o">Jun 18, '
+                    '2022 9:35:16 pm</div></div></body></html>', encoding="utf-8")
+    with pytest.raises(InputError, match="cannot detect format"):
+        detect_format(page)

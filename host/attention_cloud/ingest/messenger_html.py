@@ -51,11 +51,19 @@ _CALL = re.compile(r"(?:.{1,120} (?:started|joined|missed) (?:a|the|your) (?:vid
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
                    "source", "track", "wbr"})
 _MEDIA_TAGS = frozenset({"img", "video", "audio", "source"})
+_PAGE_NAME = re.compile(r"message_\d+\.html?", re.IGNORECASE)
 
 
 def is_messenger_html(head: str) -> bool:
     """True for a page of Meta's messages export: its message blocks' marks in the text."""
     return "_a6-g" in head and "_a6-h" in head and "_a6-o" in head
+
+
+def is_thread_page(path: str) -> bool:
+    """Whether ``path`` is where Meta's export keeps a thread's page (``message_1.html``, or a
+    page in an ``inbox``… thread folder): its pages of posts and comments share the message
+    blocks' marks, and are no chat."""
+    return _PAGE_NAME.fullmatch(Path(path).name) is not None or bool(thread_session(path))
 
 
 def _classes(attrs: list[tuple[str, str | None]]) -> set[str]:
