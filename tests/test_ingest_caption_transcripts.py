@@ -6,6 +6,8 @@ without a name continues its speaker's turn; Zoom's file name (``GMT20230508-135
 the meeting's start, to which each cue's offset is added."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from attention_cloud.ingest import detect_format, parse_path
@@ -67,3 +69,27 @@ def test_a_google_meet_transcripts_time_marks_are_no_ones_words(tmp_path):
     result = parse_path(path)
     assert [i.text for i in result.items] == ["Are we on for the run?", "Yes, at seven.",
                                              "Great."]
+
+
+def test_a_folder_walk_and_a_watch_take_caption_files(tmp_path, home):
+    """Before, ``atc ingest FOLDER`` and ``atc watch FOLDER`` skipped ``.vtt`` and ``.srt``
+    without a word: a folder of meeting recordings gave nothing. A film's subtitles, naming no
+    speaker, are reported as no transcript, the rest of the folder read."""
+    from attention_cloud import Memory
+    from attention_cloud.watch.files import FileTable
+
+    folder = tmp_path / "meetings"
+    folder.mkdir()
+    (folder / "GMT20230508-135603_Recording.transcript.vtt").write_text(ZOOM, encoding="utf-8")
+    (folder / "Running club sync.vtt").write_text(TEAMS, encoding="utf-8")
+    (folder / "sync.srt").write_text(SRT, encoding="utf-8")
+    (folder / "film.srt").write_text("1\n00:00:01,000 --> 00:00:04,000\nWhere were you?\n\n"
+                                     "2\n00:00:05,000 --> 00:00:07,000\nOut.\n", encoding="utf-8")
+    with Memory.open(home) as mem:
+        report = mem.ingest([str(folder)], strict=False)
+        rows = mem.query("item_speaker(H, S)").rows
+    assert {r["S"] for r in rows} == {"Priya Patel", "Tomás Ruiz"}
+    assert report.new == len(rows) >= 9
+    assert [Path(name).name for name, _ in report.files_skipped] == ["film.srt"]
+    table = FileTable([folder])
+    assert all(table.watched(path) for path in folder.iterdir())

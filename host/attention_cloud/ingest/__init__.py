@@ -71,11 +71,12 @@ Formats (detected from the content; ``format=`` overrides)
     ``discord``
         DiscordChatExporter JSON exports: a channel a session ``<guild>/#<channel>``, each
         message with its author and time, replies linked (:mod:`.discord`); its CSV exports
-        too, a file a session (:mod:`.discord_csv`), and its HTML pages (:mod:`.discord_html`).
+        too, a file a session (:mod:`.discord_csv`), its HTML pages (:mod:`.discord_html`) and
+        its text exports (:mod:`.discord_text`).
     ``messenger``
         Facebook Messenger and Instagram exports (``message_1.json`` ...): a thread a session,
         each message with its sender and time, oldest first, Meta's mis-encoded text repaired
-        (:mod:`.messenger`).
+        (:mod:`.messenger`); its HTML pages too (:mod:`.messenger_html`).
     ``skype``
         Skype's ``messages.json``: each conversation a session, each message with its sender and
         time, oldest first (:mod:`.skype`).

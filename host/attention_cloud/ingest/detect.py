@@ -85,6 +85,8 @@ from .librechat import is_librechat_export
 from .skype import is_skype_export
 from .discord_csv import is_discord_csv
 from .discord_html import is_discord_html
+from .discord_text import is_discord_text
+from .messenger_html import is_messenger_html, is_thread_page
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -183,8 +185,13 @@ def detect_source_format(source: Source) -> str:
         return "discord"
     if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
         return "discord"
+    if head[:1] == "=" and is_discord_text(head):  # its text export: a rule, Guild:, Channel:
+        return "discord"
     if head[:1] == "<" and is_telegram_html(head[:1_000_000]):  # Telegram Desktop's default
         return "telegram"
+    if head[:1] == "<" and is_messenger_html(head[:1_000_000]) \
+            and is_thread_page(source.pointer_base):  # Meta's default export
+        return "messenger"
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels

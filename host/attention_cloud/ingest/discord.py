@@ -1,7 +1,8 @@
 """Discord channel exports written by DiscordChatExporter (``--format Json``): ``{"guild",
 "channel", "messages": [...]}``, one channel (or thread, or direct-message chat) a file; its
 CSV export (``--format Csv``) is read by :mod:`.discord_csv`, its HTML export (``--format
-HtmlDark``, the default) by :mod:`.discord_html`.
+HtmlDark``, the default) by :mod:`.discord_html`, its text export (``--format PlainText``) by
+:mod:`.discord_text`.
 
 - **Session**: ``<guild>/#<channel>`` by their names (``Direct Messages/#Dana`` for a DM, as
   the exporter names it), else the file's name.
@@ -26,6 +27,7 @@ from typing import Any
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
 from .discord_csv import HEADER as CSV_HEADER, DiscordCsvParser, is_discord_csv
 from .discord_html import DiscordHtmlParser, is_discord_html
+from .discord_text import DiscordTextParser, is_discord_text
 from .jsonlines import json_document, strip_document_envelopes
 from .source import Source, fail
 from .timefmt import read_time
@@ -60,11 +62,14 @@ class DiscordParser(ChatExportParser):
             return DiscordCsvParser(self.collector, self.default_session).parse(source)
         if source.text is not None and is_discord_html(source.text[:_HTML_HEAD]):  # HtmlDark
             return DiscordHtmlParser(self.collector, self.default_session).parse(source)
+        if source.text is not None and is_discord_text(source.text):  # --format PlainText
+            return DiscordTextParser(self.collector, self.default_session).parse(source)
         document = json_document(source)
         if not is_discord_export(document):
             raise fail(source.name, 'not a DiscordChatExporter export (JSON: a "channel" and '
                                     '"messages" with an "author" and a "timestamp"; CSV: the '
-                                    f'header {CSV_HEADER}; or its HTML page)')
+                                    f'header {CSV_HEADER}; its HTML page; or its text, under a '
+                                    'rule of 62 "=" and Guild: and Channel: lines)')
         strip_document_envelopes(source, self.collector, document)
         channel = document["channel"]
         guild = document.get("guild") if isinstance(document.get("guild"), dict) else {}

@@ -42,7 +42,7 @@ HEADER = ",".join(COLUMNS)
 # the unique usernames of 2023. Never after a space ("Team #1" is a name).
 _DISCRIMINATOR = re.compile(r"(?<=\S)#(?:\d{4}|0)$")
 # What the exporter writes in place of a system message's text (by the JSON export's type).
-_SYSTEM_TEXTS = (
+SYSTEM_TEXTS = (
     ("RecipientAdd", re.compile(r"Added (?:a recipient|.+ to the group)\.")),
     ("RecipientRemove", re.compile(r"Removed (?:a recipient|.+ from the group)\.|Left the group\.")),
     ("Call", re.compile(r"Started a call that lasted \d+ minutes?\.")),
@@ -124,7 +124,7 @@ class DiscordCsvParser(ChatExportParser):
     def _message(self, row: list[str], number: int, pointer: str, seen: dict[str, int]) -> None:
         author_id, author, date, content, attachments, _reactions = row
         text = content.replace("\r\n", "\n").strip()
-        system = next((kind for kind, pattern in _SYSTEM_TEXTS if pattern.fullmatch(text)), None)
+        system = next((kind for kind, pattern in SYSTEM_TEXTS if pattern.fullmatch(text)), None)
         if system:
             self.collector.ignore(system)
             return

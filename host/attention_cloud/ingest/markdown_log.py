@@ -10,7 +10,9 @@ Chat exporters and hand-kept logs write a heading per turn with the speaker and 
 
 A turn starts at a heading (``#`` to ``######``) that names a speaker and a time: in brackets
 (``## User (03:56 UTC)``, ``## User [03:56]``) or after a separator (``## User — 03:56``,
-``## Assistant · 2026-01-02 03:57``, ``## User | 3:56 pm``), and runs to the next one. Speakers:
+``## Assistant · 2026-01-02 03:57``, ``## User | 3:56 pm``), or the time first and the
+speaker after a separator with spaces round it (``## 9 May 2023 14:03 — Priya``), and runs to
+the next one. Speakers:
 ``User``/``Human``/``You``/``Me`` (the user), ``Assistant``/``AI``/``Claude``/``ChatGPT``/
 ``GPT-4``/``Model``/``Bot``/``Copilot``/``Gemini``/``Agent`` (the assistant), ``System``,
 ``Tool``; other names heading timed turns are people once one of them heads two turns (or a role
@@ -29,9 +31,10 @@ it is, and its day is the date of the clock times after it; a clock time alone (
 ``3:56 pm``) is combined with the date the file gives: the latest date heading or ``Date:`` line
 before it (``# Log — 2 January 2026``), else a date in the file name (``2026-01-02-standup.md``,
 ``chat_20260102.md``). A clock that goes back past midnight on the same date moves to the next
-day. A time without a zone is UTC. When no date is known the item is kept without a time and the
-heading's time is reported in ``unread_times`` with its line, as every unreadable time is (never
-dropped silently).
+day. A day without a year (``## 9 May 14:03 — Priya``) takes the one year the file's name and
+other dates give, as a text chat's date line does. A time without a zone is UTC. When no date
+is known the item is kept without a time and the heading's time is reported in
+``unread_times`` with its line, as every unreadable time is (never dropped silently).
 """
 
 from __future__ import annotations
@@ -46,14 +49,18 @@ from .plain_text import (
     IN_BRACKETS,
     add_turn,
     date_line,
+    day_in_year,
     is_label_word,
     outside_fences,
     speaker_names,
     speaker_of,
+    the_one_year,
+    yearless_day,
 )
 from .source import Source, fail
 from .timefmt import (
     LogClock,
+    TurnTime,
     day_first_of,
     file_date,
     names_a_day,
@@ -76,6 +83,18 @@ _TIMED_HEADING = re.compile(
     r"(?:\((?P<paren>" + IN_BRACKETS + r"{3,60})\)|\[(?P<bracket>[^\]\n]{3,60})\]"
     r"|(?:\u2014|\u2013|-|\u00b7|\||@|,)[ \t]*(?P<after>[^\n]{3,60}?))[ \t]*:?[ \t]*#*[ \t]*"
 )
+# The same written the other way round, the time first: "## 9 May 14:03 — Priya",
+# "## 2023-05-08 13:56 | Tomás". A separator with spaces on both sides ends the time (a date's
+# own dashes have none).
+_TIME_FIRST_HEADING = re.compile(
+    r"[ \t]{0,3}#{1,6}[ \t]+(?:\*\*|__)?(?P<after>[^\n]{0,57}?\d[^\n]{0,57}?)(?:\*\*|__)?"
+    r"[ \t]+(?:\u2014|\u2013|-|\u00b7|\|)[ \t]+(?:\*\*|__)?(?P<name>" + _NAME + r")(?:\*\*|__)?"
+    r"[ \t]*:?[ \t]*#*[ \t]*"
+)
+# A heading's time of a day and month without a year and a clock: "9 May 14:03", "Tue 9 May,
+# 2:03 pm".
+_YEARLESS_TIME = re.compile(r"(?P<day>.*?[^\W\d_].*?)[ \t]*,?[ \t]+(?:at[ \t]+)?"
+                            r"(?P<clock>\d{1,2}:\d\d(?!.*\d{4}).*)")
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _LINES_TO_TRY = 2000
@@ -108,9 +127,12 @@ def _heading_parts(line: str) -> tuple[str, str] | None:
     if "#" not in line[:4]:
         return None
     match = _TIMED_HEADING.fullmatch(line)
+    if match is None or names_a_day(match.group("name")):  # "## Tue, 9 May 14:03 — Priya"
+        match = _TIME_FIRST_HEADING.fullmatch(line) or match
     if match is None:
         return None
-    written = (match.group("paren") or match.group("bracket") or match.group("after")).strip()
+    written = (match.groupdict().get("paren") or match.groupdict().get("bracket")
+               or match.group("after")).strip()
     return match.group("name"), written
 
 
@@ -301,21 +323,25 @@ class MarkdownLogParser:
         if note:
             self.collector.note(note)
         roles: dict[str, str] = {}
-        self.clock.dated(file_date(source.stem))
+        self.lines, self.named_day = lines, file_date(source.stem)
+        self.year: str | None = None  # found at the first heading time without one: most have
+        self.yearless_read: list[tuple[int, str]] = []
+        self.last_day = ""  # the day of the date line or heading above (not the file name's)
+        self.clock.dated(self.named_day)
         turns = 0
         role, start, end, body, who, when = "", 0, 0, [], "", ""
         fenced = False
         for number, line in enumerate(lines, 1):
             if FENCE.match(line):
                 fenced = not fenced
-            turn = None if fenced else self._starts_turn(line, number, people, roles,
-                                                         dated_people)
+            turn = None if fenced else self._starts_turn(line, people, roles, dated_people)
             if turn is None:
                 if not fenced and (not role or line.lstrip().startswith("#")
                                    or DATE_LABEL.match(line.strip("#*_ \t"))):
                     dated = date_line(with_iso_dates(line, self.day_first))
                     if dated is not None:
                         self.clock.dated(dated.day)
+                        self.last_day = dated.day
                         continue
                 if role:
                     body.append(line)
@@ -325,19 +351,27 @@ class MarkdownLogParser:
                 add_turn(self.collector, self.session, role, (start, end), body,
                          source.pointer_base, who, when)
             turns += 1
-            role, who, when = turn
+            # read once the turn above is kept: a time reported unread is this turn's
+            role, who, written = turn
+            when = self._day_time() if written is None else self._time(number, written)
             start, end, body = number, number, []
         if role:
             add_turn(self.collector, self.session, role, (start, end), body, source.pointer_base,
                      who, when)
+        if self.yearless_read:
+            self.collector.note(
+                f"{len(self.yearless_read)} heading time(s) without a year read in {self.year}, "
+                f"the only year the file's name and dates give (line {self.yearless_read[0][0]}: "
+                f"{self.yearless_read[0][1]!r})")
         self.collector.records_read += turns
         if turns == 0:
             raise fail(source.name, "no timed speaker headings (## User (03:56 UTC) ...) found")
         return turns
 
-    def _starts_turn(self, line: str, number: int, people: set[str],
-                     roles: dict[str, str], dated_people: set[str]) -> tuple[str, str, str] | None:
-        """``(role, speaker name or "", time)`` for a line that starts a turn."""
+    def _starts_turn(self, line: str, people: set[str], roles: dict[str, str],
+                     dated_people: set[str]) -> tuple[str, str, str | None] | None:
+        """``(role, speaker name or "", its time as written)`` for a line that starts a turn;
+        the time None for a role's heading without one (``## User``)."""
         timed = timed_heading(line)
         if timed is None and dated_people:
             dated = dated_heading(line)
@@ -347,7 +381,7 @@ class MarkdownLogParser:
             plain = speaker_of(line) if line.lstrip().startswith("#") else None
             if plain is None:
                 return None
-            return plain[0], "", self._day_time()
+            return plain[0], "", None
         name, written = timed
         role = role_of(name)
         speaker = ""
@@ -356,7 +390,7 @@ class MarkdownLogParser:
                 return None
             role = roles.setdefault(name, "user" if not roles else "assistant")
             speaker = name
-        return role, speaker, self._time(number, written)
+        return role, speaker, written
 
     def _day_time(self) -> str:
         return read_turn_time(self.clock.day) or "" if self.clock.day else ""
@@ -364,10 +398,42 @@ class MarkdownLogParser:
     def _time(self, number: int, written: str) -> str:
         """The ISO time of a heading's time, on the file's date when it names no day (the day
         as the log writes it: 23:30 PST on 2 January is 07:30 UTC on the 3rd, and the clock
-        times after it are still on the 2nd); an unreadable one is reported."""
+        times after it are still on the 2nd), a day without a year in the one year the file
+        gives (:meth:`_in_year`); an unreadable one is reported."""
         rewritten = with_iso_dates(written, self.day_first)
-        found = self.clock.read(rewritten)
+        found = self.clock.read(rewritten) or self._in_year(number, written)
+        if found:
+            self.last_day = getattr(found, "day", "") or self.last_day
         if found or rewritten == written:
             return found or self.collector.time(number, written)
         self.collector.unread_times.append((number, written))
         return ""
+
+    def _in_year(self, number: int, written: str) -> TurnTime | None:
+        """A heading's day and month without a year and its clock (``9 May 14:03``) in the one
+        year the file's name, dates and headings give (:func:`~.plain_text.the_one_year`), as
+        the text chats read a date line without one; None when the file gives no one year, the
+        day is not the weekday written, or it lies before the day of the heading above (the
+        year may have turned)."""
+        parts = _YEARLESS_TIME.fullmatch(written.strip())
+        day_written = yearless_day(parts.group("day")) if parts else ""
+        if not day_written:
+            return None
+        if self.year is None:
+            self.year = the_one_year(self.lines, self.named_day, self._stamped_days())
+        dated = day_in_year(day_written, self.year) if self.year else None
+        if dated is None or dated.day < self.last_day:
+            return None
+        self.clock.dated(dated.day)
+        found = self.clock.read(parts.group("clock"))
+        if found:
+            self.yearless_read.append((number, written))
+        return found
+
+    def _stamped_days(self) -> Iterator[str]:
+        """The days the file's headings write in full (``## 8 May 2023 13:56 — Priya``)."""
+        for line in outside_fences(self.lines):
+            timed = timed_heading(line)
+            dated = read_turn_time(with_iso_dates(timed[1], self.day_first)) if timed else None
+            if dated:
+                yield dated.day

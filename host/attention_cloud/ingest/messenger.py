@@ -6,7 +6,8 @@ Each thread is a folder (``messages/inbox/<name>_<id>/``) of ``message_1.json``,
 shares (``photos``, ``videos``, ``audio_files``, ``gifs``, ``files``: each a ``uri``;
 ``share.link``; ``sticker``). Messenger's end-to-end encrypted chats export another shape:
 ``{"participants": ["Priya"], "threadName", "messages": [{"senderName", "timestamp", "text",
-"media": [{"uri"}], "isUnsent"}]}``; both are read.
+"media": [{"uri"}], "isUnsent"}]}``; both are read. Its HTML pages are read by
+:mod:`.messenger_html`.
 
 - **Text as written.** Meta writes each byte of a UTF-8 character as a character of its own
   (``"caf\\u00c3\\u00a9"`` for ``café``); every string is turned back into the text it was,
@@ -28,17 +29,17 @@ Pointers read ``<file>#/messages/<i>``.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .jsonlines import json_document, strip_document_envelopes
+from .messenger_html import MessengerHtmlParser, is_messenger_html
+from .meta_text import REACTION, meta_text
 from .source import Source, fail
 
+_HTML_HEAD = 1_000_000  # a page's style sheet comes before its first message
 _MEDIA_KEYS = ("photos", "videos", "audio_files", "gifs", "files", "media")
 _SYSTEM_TYPES = frozenset({"Subscribe", "Unsubscribe"})
-# Instagram writes a like or a reaction as a message of its own
-_REACTION = re.compile(r"(?:Liked a message|Reacted .{1,16} to (?:your|a) message)\Z")
 
 
 def _sender(message: dict[str, Any]) -> Any:
@@ -62,17 +63,6 @@ def is_messenger_export(document: Any) -> bool:
         isinstance(_sender(m), str) and _moment(m) is not None for m in head)
 
 
-def meta_text(value: Any) -> str:
-    """A string of a Meta export as it was written: each character below 256 taken for a
-    byte, the bytes read as UTF-8 where they make it; any other string as it is."""
-    if not isinstance(value, str):
-        return ""
-    try:
-        return value.encode("latin-1").decode("utf-8")
-    except (UnicodeEncodeError, UnicodeDecodeError):
-        return value
-
-
 def _name(value: Any) -> str:
     return " ".join(meta_text(value).split())[:120]
 
@@ -82,6 +72,9 @@ class MessengerParser(ChatExportParser):
 
     def parse(self, source: Source) -> int:
         """Read every message of the thread, oldest first; return how many there were."""
+        if source.text is not None and source.text.lstrip()[:1] == "<" \
+                and is_messenger_html(source.text[:_HTML_HEAD]):  # the export's default
+            return MessengerHtmlParser(self.collector, self.default_session).parse(source)
         document = json_document(source)
         if not is_messenger_export(document):
             raise fail(source.name, 'not a Messenger or Instagram export ("participants" and '
@@ -111,7 +104,7 @@ class MessengerParser(ChatExportParser):
             self.collector.ignore("system")
             return
         text = meta_text(message.get("content", message.get("text"))).strip()
-        if _REACTION.match(text):
+        if REACTION.match(text):
             self.collector.ignore("reaction")
             return
         share = message.get("share")

@@ -74,6 +74,7 @@ from .export_shapes import (
     ZOOM_START,
 )
 from .pointers import line_pointer
+from .relative_stamps import after_start, are_recording_offsets, has_clock, on_anchor_day
 from .source import Source, fail
 from .textutil import strip_system_reminders
 from .timefmt import (
@@ -545,6 +546,16 @@ def _weekday_fits(written: str, day: str) -> bool:
     return _WEEKDAYS[datetime.date.fromisoformat(day).weekday()] == named.group(1).lower()
 
 
+def day_in_year(written: str, year: str) -> TurnTime | None:
+    """The day a date without a year (``May 8th``, ``Tue 9 May``, ``the 9th of May``) names in
+    ``year``; None when that is no day, or not the weekday it names."""
+    plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
+    dated = date_line(f"{plain} {year}")
+    if dated is None or not _weekday_fits(written, dated.day):
+        return None
+    return dated
+
+
 def yearless_day(line: str) -> str:
     """The day and month a line that is only those gives without a year (``## May 8th``,
     ``Tue 9 May``), as written; "" for any other line."""
@@ -674,6 +685,10 @@ class PlainTextParser:
         self.zoom = False  # a Zoom meeting's chat ("13:56:03 From Priya to Everyone:")
         self.beside = ""  # the role of names beside User:-style lines ("Gemini:" by "User:")
         self.cued = False  # a caption file (WebVTT, SubRip): a turn's cues have no paragraphs
+        self.offsets = False  # Otter's "Priya Patel  0:01": a recording's time, not a clock's
+        self.date_above: TurnTime | None = None  # the date line above the turns, if any
+        self.start_above = False  # it writes a clock too: a recording's start, offsets count from
+        self.today = ""  # the day "Today at 10:03 PM" is: the date line's, else the file name's
 
     def parse(self, source: Source) -> int:
         """Read every turn; return how many turns there were."""
@@ -700,11 +715,15 @@ class PlainTextParser:
             (m := ZOOM_SPEAKER.match(line)) is not None and m.group("name") in names
             for line in lines[:2000] if "From" in line[:20])
         self.day_first = self._day_order(lines)
+        self.offsets = are_recording_offsets([
+            m.group("bare") for line in lines[:2000] if "  " in line[:100]
+            and (m := SPACED_SPEAKER.match(line)) is not None and m.group("name") in names])
         named_day = file_date(source.stem)
         if not named_day and self.zoom:  # its folder is named after the meeting's start
             named_day = file_date(Path(source.pointer_base).parent.name)
         if named_day:  # "club-2023-05-08.txt": the day of "[10:30] Priya: …"
             self.clock.dated(named_day)
+            self.today = named_day
         year: str | None = None  # read at the first date line without one: most have none
         self.yearless_read: list[tuple[int, str]] = []
         last_day = ""  # the day of the date line above: a year's day before it is the next's
@@ -731,7 +750,9 @@ class PlainTextParser:
                 if dated is not None:
                     session_time = dated  # dates the turns after it
                     self.clock.dated(dated.day)
-                    last_day = dated.day
+                    last_day = self.today = dated.day
+                    # "May 8, 2023, 1:56 PM" over Otter's offsets: the recording's start
+                    self.date_above, self.start_above = dated, has_clock(line)
                 elif (heads or yearless_day(line)) and not fenced and unread_date(line):
                     if role:  # the turn before ends here, with the time it had
                         self._turn(role, (start, end), body, source.pointer_base, who, when)
@@ -739,6 +760,7 @@ class PlainTextParser:
                     self.collector.unread_times.append((number, unread_date(line)[:120]))
                     session_time = ""  # its turns have no time, not the session's before
                     self.clock.dated("")  # nor do its clock times ("[13:56]"): no day to be on
+                    self.today, self.date_above = "", None
                     self.undated = True
                 elif names and not fenced and TIME_MARK.fullmatch(line):
                     if role:  # Google Meet's "00:05:00": the recording's time, no one's words
@@ -807,7 +829,10 @@ class PlainTextParser:
         # "[Neighborhood 2]" is text, not a time to report unread
         stamp = self._stamp(number, stamped.group("stamp")) if stamped else None
         name, rest, written = named
-        if stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
+        if stamp is None and written and self.offsets and SPACED_SPEAKER.match(line):
+            # Otter's "Priya Patel  0:01": the recording's time
+            stamp = self._offset_time(number, written)
+        elif stamp is None and written:  # "Priya (13:56): …", "13:56 Priya: …"
             stamp = self._stamp(number, written)
         if self.beside:
             return self.beside, name, rest, stamp
@@ -836,9 +861,8 @@ class PlainTextParser:
         day, not the weekday the line names, or before the date line above it (``Jan 2``
         after ``Dec 30, 2023``: the year may have turned)."""
         written = yearless_day(line)
-        plain = _THE_OF.sub(" ", written).strip()  # "the 9th of May": "9th May"
-        dated = date_line(f"{plain} {year}")
-        if dated is None or not _weekday_fits(written, dated.day) or dated.day < last_day:
+        dated = day_in_year(written, year)
+        if dated is None or dated.day < last_day:
             return None
         self.yearless_read.append((number, written))
         return dated
@@ -858,10 +882,25 @@ class PlainTextParser:
                            identity=f"line{number}", text=message_text(text), time=stamp,
                            pointer=line_pointer(base, number, number))
 
+    def _offset_time(self, number: int, written: str) -> str | None:
+        """The moment of a recording's offset (Otter's ``0:01``): after the start the date line
+        above gives with its clock; None (the turn takes the day) under a date line without
+        one; reported unread, with its line, where the file gives neither."""
+        moment = after_start(self.date_above, written) if self.start_above else None
+        if moment is not None:
+            return moment
+        if self.date_above is not None:
+            return None
+        self.collector.unread_times.append((number, written))
+        return ""
+
     def _stamp(self, number: int, written: str) -> str:
         """A speaker line's own time: as written when it names its day (``08/05/2023`` in the
         file's order of day and month), a clock time alone (``[10:30]``) on the day the file
-        gave last; an unreadable one is reported as written."""
+        gave last, Discord's ``Today at 10:03 PM`` on the day the date line above (or the
+        file's name) gives (:func:`~.relative_stamps.on_anchor_day`); an unreadable one is
+        reported as written."""
+        written = on_anchor_day(written, self.today) or written
         rewritten = with_iso_dates(written, self.day_first)
         found = self.clock.read(rewritten)
         if found:

@@ -25,9 +25,11 @@ from typing import Any
 
 from ..errors import InputError
 
-#: The file names a folder is searched for; other files in a folder are not looked at.
+#: The file names a folder is searched for; other files in a folder are not looked at. Caption
+#: files (WebVTT, SubRip) are meeting transcripts as Zoom and Teams save them; one that names no
+#: speaker (a film's subtitles) is reported as no transcript, as another ``.txt`` is.
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown", ".log", ".traj",
-                       ".csv")
+                       ".csv", ".vtt", ".srt")
 
 #: The largest transcript file read, in bytes, unless the caller (or ``max_file_bytes`` in the
 #: home's config.json) says otherwise: a bigger file is refused before it is read.

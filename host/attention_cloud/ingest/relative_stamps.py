@@ -1,0 +1,64 @@
+"""Speaker-line times that are no moment on their own, only one counted from an anchor the file
+gives elsewhere.
+
+- **A day word** before a clock, as Discord's app shows a message of today or yesterday when it
+  is copied and pasted: ``Tomás — Today at 10:03 PM``, ``Priya — Yesterday at 9:03 PM``. The
+  day it counts from is the one the file's own date line above it gives (``# 2023-05-10``,
+  ``Date: 10 May 2023``) or its name (``discord-2023-05-10.txt``); the day of the turns above
+  is no anchor (they were written days before the paste).
+- **A recording's offset**, as Otter.ai's text export writes one over each paragraph:
+  ``Priya Patel  0:01`` (minutes and seconds, ``1:02:03`` past the hour). It counts from the
+  recording's start, which a date line with its clock above the turns gives (``May 8, 2023,
+  1:56 PM``); a date line without a clock gives the day alone.
+
+Without its anchor such a time is reported unread by the reader, with its line, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, timedelta
+
+from .timefmt import TurnTime
+
+# "Today at 10:03 PM", "Yesterday at 21:03": Discord's words for the last two days, in English.
+_DAY_WORD = re.compile(r"(?i)(?P<word>today|yesterday)[ \t]+at[ \t]+(?P<clock>\d{1,2}:\d\d.*)")
+# A recording's offset: "0:01", "12:45", "1:02:03"; never a clock's "1:56 PM".
+_OFFSET = re.compile(r"(?:(?P<h>\d{1,2}):)?(?P<m>\d{1,2}):(?P<s>\d\d)")
+_CLOCK = re.compile(r"\d{1,2}:\d\d")
+
+
+def on_anchor_day(written: str, today: str) -> str | None:
+    """``written`` with its day word replaced by the day it names counted from ``today``
+    (``YYYY-MM-DD``): ``Yesterday at 9:03 PM`` on 2023-05-10 is ``2023-05-09 9:03 PM``; None
+    when ``written`` is no day word and clock, or there is no ``today``."""
+    found = _DAY_WORD.fullmatch(written.strip())
+    if found is None or not today:
+        return None
+    back = 1 if found.group("word").lower() == "yesterday" else 0
+    return f"{date.fromisoformat(today) - timedelta(days=back)} {found.group('clock')}"
+
+
+def are_recording_offsets(stamps: list[str]) -> bool:
+    """Whether the times a file writes beside its speakers' names count a recording's time
+    (Otter.ai: the first under a minute, ``0:01``; none with AM or PM) rather than the
+    clock's (a Slack channel copied from the app: ``1:56 PM``)."""
+    return bool(stamps) and stamps[0].startswith("0:") and all(
+        _OFFSET.fullmatch(stamp.strip()) for stamp in stamps)
+
+
+def has_clock(line: str) -> bool:
+    """Whether a date line writes a clock time too (``May 8, 2023, 1:56 PM``): a recording's
+    start, which its offsets count from."""
+    return _CLOCK.search(line) is not None
+
+
+def after_start(start: str, offset: str) -> TurnTime | None:
+    """The moment ``offset`` (``0:01``, ``1:02:03``) after ``start`` (an ISO UTC time); None
+    when ``offset`` is no offset."""
+    found = _OFFSET.fullmatch(offset.strip())
+    if found is None:
+        return None
+    seconds = int(found.group("h") or 0) * 3600 + int(found.group("m")) * 60 + int(found.group("s"))
+    moment = datetime.strptime(start[:19], "%Y-%m-%dT%H:%M:%S") + timedelta(seconds=seconds)
+    return TurnTime(moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.date().isoformat())
