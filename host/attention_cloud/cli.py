@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from .closed_output import flush_quietly, stopping_quietly_when_output_closes
+from .closed_output import (flush_quietly, keep_working_when_output_closes,
+                            stopping_quietly_when_output_closes)
 from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
@@ -221,8 +222,9 @@ class _LazyGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """As click's, except that output read by a reader that stops early (``| head -1``)
-        ends the command quietly with status 0, not click's silent status 1 (closed_output.py)."""
+        """As click's, except that output read by a reader that stops early (``| head -1``),
+        where the command did not keep working (closed_output.py: ``atc watch``, or ``main``
+        called by another program), ends it quietly with status 0, not click's silent status 1."""
         with stopping_quietly_when_output_closes():
             return super().invoke(ctx)
 
@@ -1086,10 +1088,13 @@ def cells() -> None:
 
 def run() -> None:
     """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
-    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling)."""
+    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling),
+    and its work never cut short by a reader of its output that stopped early
+    (closed_output.py)."""
     from .bridge.interrupts import want_forwarding
 
     want_forwarding()
+    keep_working_when_output_closes()
     try:
         main()
     finally:
