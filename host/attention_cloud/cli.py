@@ -159,6 +159,19 @@ def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+class LevelChoice(click.Choice):
+    """A rung of the ladder, ``L0``..``L3``, as help, errors and output name it; ``l2`` is
+    taken too, as the Prolog vocabulary writes it (``--ceiling``, ``--level``)."""
+
+    def __init__(self) -> None:
+        super().__init__(["L0", "L1", "L2", "L3"])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.upper() in self.choices:
+            value = value.upper()
+        return super().convert(value, param, ctx)   # a refusal names the value as typed
+
+
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--home`` for every command that touches memory."""
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
@@ -709,7 +722,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="default, execution, exploration, or one from a rules file.")
 @click.option("--segment", "segments", multiple=True, metavar="SEGMENT=TOKENS",
               help="Budget for one segment (repeatable); overrides the plane's split.")
-@click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
+@click.option("--ceiling", type=LevelChoice(),
               default="L0", show_default=True, help="Most detailed level allowed in the frame.")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
@@ -1007,7 +1020,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 @main.command()
 @click.argument("handle", callback=not_blank)
 @schema_option("show")
-@click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
+@click.option("--level", type=LevelChoice(),
               default=None, help="Rung of the ladder to print [default: L0; with --as, the "
                                  "reader's ceiling for the record].")
 @click.option("--source", "verbatim", is_flag=True,

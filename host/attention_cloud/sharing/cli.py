@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, note, open_memory
+from ..cli import (LevelChoice, emit_json, fail_cleanly, for_terminal, home_option, not_blank, note,
+                   open_memory)
 from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
@@ -135,7 +136,7 @@ def grant() -> None:
 
 @grant.command("add")
 @click.argument("grantee")
-@click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
+@click.option("--ceiling", type=LevelChoice(),
               default="L2", show_default=True, help="Most detailed level the grantee may see.")
 @click.option("--segment", "segments", multiple=True,
               help="Only this segment (repeatable: any of them).")
