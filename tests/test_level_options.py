@@ -48,3 +48,13 @@ def test_a_lower_case_rung_is_read_as_its_level(curated_samples_home):
     shown = runner.invoke(main, ["show", "it_50a40759a4205f7e", "--level", "l2"])
     upper = runner.invoke(main, ["show", "it_50a40759a4205f7e", "--level", "L2"])
     assert shown.exit_code == 0 and shown.output == upper.output
+
+
+@pytest.mark.parametrize("ceiling", ["L9", "l4", "top"])
+def test_memory_hydrate_names_a_bad_ceiling_as_given(curated_samples, ceiling):
+    """`Memory.hydrate(ceiling="L9")` said `not 'l9'`: the value the caller never wrote."""
+    from attention_cloud.errors import UsageError
+
+    with pytest.raises(UsageError) as caught:
+        curated_samples.hydrate("retry policy", ceiling=ceiling)
+    assert str(caught.value) == f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}"
