@@ -937,9 +937,9 @@ def rules_remove(name: str, home: str | None) -> None:
 
 # -- forget (library side: attention_cloud.erasure) ---------------------------------------------
 @main.command()
-@click.argument("handles", nargs=-1)
+@click.argument("handles", nargs=-1, callback=not_blank)
 @schema_option("forget")
-@click.option("--session", help="Forget every item of this session.")
+@click.option("--session", callback=not_blank, help="Forget every item of this session.")
 @click.option("--query", "goal", metavar="GOAL",
               help="Forget the items the goal's first variable binds (sandboxed, as atc query).")
 @click.option("--reason", default="forgotten by request", show_default=True,
