@@ -76,6 +76,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["declassify", "it_0123456789abcdef", "--why", "w", "--retain-until", ""],
     ["declassify", "it_0123456789abcdef", "--why", "w", "--reader", ""],
     ["declassify", "it_0123456789abcdef", "--why", "w", "--restriction", ""],
+    # `--rules ""` was a traceback (IsADirectoryError: the current folder), `--output ""`
+    # said `atc: : cannot write (Is a directory)`
+    ["query", "true", "--rules", ""],
+    ["hydrate", "staging", "--rules", ""],
+    ["hydrate", "staging", "--output", ""],
 ])
 def test_an_empty_value_is_refused(home: Path, args: list[str]) -> None:
     journal = (home / "journal.pl").read_bytes()

@@ -609,7 +609,7 @@ def _plain(value: Any) -> Any:
 @main.command()
 @click.argument("goal")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
-              help="A Prolog file of extra rules (checked by library(sandbox)).")
+              callback=not_blank, help="A Prolog file of extra rules (checked by library(sandbox)).")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
@@ -725,6 +725,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @click.option("--ceiling", type=LevelChoice(),
               default="L0", show_default=True, help="Most detailed level allowed in the frame.")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
+              callback=not_blank,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
 @click.option("--walk", default=None, callback=not_blank,
               help="Name of a walk rule to use instead of the plane's.")
@@ -748,6 +749,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="html: one self-contained page picturing the fovea and the receipt.")
 @click.option("--output", "-o", "output",
               type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              callback=not_blank,
               help="Write the frame to this file instead of stdout (- is stdout).")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")

@@ -1221,12 +1221,12 @@ def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
             raise UsageError(f"{name}: rules file not found") from None
         except OSError as exc:
             raise InputError(f"{name}: cannot read rules file ({exc.strerror or exc})") from None
+        mode = os.fstat(fd).st_mode      # before fdopen, which refuses a folder itself
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise UsageError(f"{name}: rules file not found" if stat.S_ISDIR(mode)
+                             else f"{name}: {not_regular(mode)}")
         with os.fdopen(fd, "rb") as handle:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
-                raise UsageError(f"{name}: rules file not found")
-            if not stat.S_ISREG(mode):
-                raise UsageError(f"{name}: {not_regular(mode)}")
             try:
                 data = handle.read(MAX_RULES_BYTES + 1)
             except OSError as exc:
