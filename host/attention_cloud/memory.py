@@ -735,17 +735,20 @@ class Memory:
         Reloading (snapshot plus journal) is the one undo that is exact whatever the batches
         changed; it runs only when a file fails after earlier files were written.
         """
-        self.pl.once("atc_api:api_close")
-        journal = journal_path(self.home)
-        if size is None:
-            journal.unlink(missing_ok=True)
-            fsync_path(self.home)
-        else:
-            with open(journal, "r+b") as fh:
-                fh.truncate(size)
-                fh.flush()
-                os.fsync(fh.fileno())
-        self.open_info = open_store(self.pl, self.home, self.lock)
+        try:
+            self.pl.once("atc_api:api_close")
+        finally:  # a close that failed must not leave the store closed: later batches of
+            # this process would be kept in memory alone (durable_record/2 without a home)
+            journal = journal_path(self.home)
+            if size is None:
+                journal.unlink(missing_ok=True)
+                fsync_path(self.home)
+            else:
+                with open(journal, "r+b") as fh:
+                    fh.truncate(size)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            self.open_info = open_store(self.pl, self.home, self.lock)
 
     @serialised
     def forget(self, handles: Iterable[str] | str = (), *, session: str | None = None,
