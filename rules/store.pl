@@ -486,22 +486,28 @@ log_change(Change) :-
 %   that logged nothing (it changed nothing, or was aborted and cut) appends no marker: a
 %   failed command leaves the journal's bytes as they were.
 store_commit :-
-    retractall(pending_(_)),
     (   open_store_(Dir, Stream, N0), Stream \== none
-    ->  flush_output(Stream),
-        journal_file(Dir, Journal),
-        size_file(Journal, Size),               % we hold the lock: the end is ours
-        (   view_end_(Size)
-        ->  true                                % no line since the last commit's end
-        ;   N is N0 + 1,
-            write_term(Stream, commit(N), [fullstop(true), nl(true)]),
-            flush_output(Stream),
-            size_file(Journal, End),
-            set_view_end_(End),
-            retractall(open_store_(_, _, _)),
-            asserta(open_store_(Dir, Stream, N))
-        )
+    ->  catch(commit_(Dir, Stream, N0), E, ( store_abort, throw(E) ))
     ;   true                            % nothing was written in this batch
+    ),
+    retractall(pending_(_)).
+
+% The undo records stay until the marker is in the file: a write the file system refuses
+% (a full disk, a file-size limit) undoes the batch in memory as any failed batch is, rather
+% than leaving memory ahead of a journal that never got it.
+commit_(Dir, Stream, N0) :-
+    flush_output(Stream),
+    journal_file(Dir, Journal),
+    size_file(Journal, Size),               % we hold the lock: the end is ours
+    (   view_end_(Size)
+    ->  true                                % no line since the last commit's end
+    ;   N is N0 + 1,
+        write_term(Stream, commit(N), [fullstop(true), nl(true)]),
+        flush_output(Stream),
+        size_file(Journal, End),
+        set_view_end_(End),
+        retractall(open_store_(_, _, _)),
+        asserta(open_store_(Dir, Stream, N))
     ).
 
 %!  store_abort is det.
@@ -512,16 +518,31 @@ store_abort :-
     (   pending_(_)
     ->  forall(retract(pending_(Undo)), undo_(Undo)),
         (   open_store_(Dir, Stream, N), Stream \== none
-        ->  flush_output(Stream),
-            (   cut_aborted_batch_(Dir)
-            ->  true
-            ;   write_term(Stream, abort(N), [fullstop(true), nl(true)]),
-                flush_output(Stream)
+        ->  (   catch(flush_output(Stream), _, fail)
+            ->  (   cut_aborted_batch_(Dir)
+                ->  true
+                ;   write_term(Stream, abort(N), [fullstop(true), nl(true)]),
+                    flush_output(Stream)
+                )
+            ;   drop_refused_stream_(Dir, Stream, N)
             )
         ;   true
         )
     ;   true                            % nothing changed since the last commit
     ).
+
+% The file system refused the batch's bytes (a full disk, a file-size limit): the stream
+% still holds them and fails every flush and close, so it is closed by force, its bytes
+% dropped, and the journal cut to its last commit (the home's write lock is still ours).
+% The next change opens the journal again (attach_stream_/1), as after store_release/0, and
+% a journal it could not cut has its torn tail cut then, as a crashed writer's is. Before,
+% the stream stayed in the books: store_close/0 then failed before the host's cut and
+% reopen, and every later batch of the process was kept in memory alone, reported written.
+drop_refused_stream_(Dir, Stream, N) :-
+    catch(close(Stream, [force(true)]), _, true),
+    retractall(open_store_(_, _, _)),
+    asserta(open_store_(Dir, none, N)),
+    ignore(cut_aborted_batch_(Dir)).
 
 % Truncate the journal to the end of its last commit (our view's end: we hold the lock, so
 % every byte past it is the aborted batch's). The stream appends (O_APPEND): the next batch

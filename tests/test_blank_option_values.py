@@ -56,6 +56,31 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["inspect", "", "--result", "4.2"],
     ["claim", "deploy A", "--type", "live_system_state", "--evidence", ""],
     ["trace", "--goal", ""],
+    # round 30: `grant add bob --since ""` (or --expires, --until) granted everything, for
+    # ever; --segment, --session, --tag, --entity "" granted a name no item has, exit 0;
+    # `forget ""` said `'' is not an item handle`, exit 1, `forget --session " "` named
+    # nothing (`atc: : no items in this session`), `forget --session ""` read it as no value
+    ["grant", "add", "bob", "--since", ""],
+    ["grant", "add", "bob", "--until", " "],
+    ["grant", "add", "bob", "--expires", ""],
+    ["grant", "add", "bob", "--segment", ""],
+    ["grant", "add", "bob", "--session", ""],
+    ["grant", "add", "bob", "--tag", ""],
+    ["grant", "add", "bob", "--entity", " "],
+    ["forget", "", "--yes"],
+    ["forget", "--session", " ", "--yes"],
+    ["forget", "--session", "", "--yes"],
+    ["label", "it_0123456789abcdef", "--retain-until", ""],
+    ["label", "it_0123456789abcdef", "--reader", ""],
+    ["label", "it_0123456789abcdef", "--restrict", ""],
+    ["declassify", "it_0123456789abcdef", "--why", "w", "--retain-until", ""],
+    ["declassify", "it_0123456789abcdef", "--why", "w", "--reader", ""],
+    ["declassify", "it_0123456789abcdef", "--why", "w", "--restriction", ""],
+    # `--rules ""` was a traceback (IsADirectoryError: the current folder), `--output ""`
+    # said `atc: : cannot write (Is a directory)`
+    ["query", "true", "--rules", ""],
+    ["hydrate", "staging", "--rules", ""],
+    ["hydrate", "staging", "--output", ""],
 ])
 def test_an_empty_value_is_refused(home: Path, args: list[str]) -> None:
     journal = (home / "journal.pl").read_bytes()

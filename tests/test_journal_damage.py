@@ -170,3 +170,44 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp
     assert _live(home) == 1531
     out = _atc_here("stats", "--home", str(home), "--format", "json")
     assert json.loads(out.stdout)["kinds"]["note"] == 1
+
+
+_KEEPS_WRITING = """
+import resource, sys
+from pathlib import Path
+from attention_cloud import Memory
+from attention_cloud.errors import AtcError
+
+home, big, small, limit = Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+with Memory.open(home) as mem:
+    before = (home / "journal.pl").read_bytes()
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+    try:
+        mem.ingest([big])
+        sys.exit("the capped ingest fitted")
+    except (AtcError, OSError):
+        pass
+    assert (home / "journal.pl").read_bytes() == before, "the refused batch was not cut"
+    resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    print(mem.ingest([small]).new)
+"""
+
+
+def test_a_process_whose_write_was_refused_goes_on_writing_to_the_journal(three_batches,
+                                                                          tmp_path):
+    """A Memory held open (a watcher, a server, a script) whose batch the file system refused
+    in the journal itself: the journal is cut back to its last commit, and the next batch,
+    once writes go through, is in the journal. Before, the refused stream stayed in the
+    store's books, the close that undoes an ingest failed on it before the cut, and every
+    later batch of the process was kept in memory alone: reported new, gone at the next
+    open (10 items here)."""
+    home = _copy(three_batches[0], tmp_path / "home")
+    (home / "config.json").write_text('{"embedder": "hash"}\n', encoding="utf-8")
+    big = _session(tmp_path / "big.jsonl", "BIG", 1500)
+    limit = (home / "journal.pl").stat().st_size + 30_000
+    done = subprocess.run([sys.executable, "-c", _KEEPS_WRITING, str(home), str(big),
+                           str(three_batches[1][3]), str(limit)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-800:]
+    assert done.stdout.split() == ["10"]
+    assert _live(home) == 40

@@ -178,6 +178,21 @@ def test_a_missing_or_unreadable_rules_file_is_one_line_for_a_grantee_too(chat_h
             assert outs[0].output == outs[1].output
 
 
+def test_a_folder_given_as_rules_to_the_api_is_one_line(chat_home, tmp_path):
+    """`Memory.query(goal, rules=folder)` (and `rules=""`, the current folder) was a bare
+    IsADirectoryError from os.fdopen, a traceback under `atc`, not the one UsageError a
+    missing file gives."""
+    from attention_cloud import Memory
+    from attention_cloud.errors import UsageError
+
+    with Memory.open(chat_home) as mem:
+        for folder in (tmp_path, ""):
+            for call in (lambda: mem.query("true", rules=folder),
+                         lambda: mem.hydrate("retries", rules=folder)):
+                with pytest.raises(UsageError, match="rules file not found"):
+                    call()
+
+
 def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
                                                                                    tmp_path):
     """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with

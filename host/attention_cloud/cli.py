@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
-from .closed_output import flush_quietly, stopping_quietly_when_output_closes
+from .closed_output import (flush_quietly, keep_working_when_output_closes,
+                            stopping_quietly_when_output_closes)
 from .errors import AtcError, UsageError, one_line
 from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
@@ -158,6 +159,19 @@ def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+class LevelChoice(click.Choice):
+    """A rung of the ladder, ``L0``..``L3``, as help, errors and output name it; ``l2`` is
+    taken too, as the Prolog vocabulary writes it (``--ceiling``, ``--level``)."""
+
+    def __init__(self) -> None:
+        super().__init__(["L0", "L1", "L2", "L3"])
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.upper() in self.choices:
+            value = value.upper()
+        return super().convert(value, param, ctx)   # a refusal names the value as typed
+
+
 def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--home`` for every command that touches memory."""
     return click.option("--home", envvar="ATC_HOME", type=click.Path(file_okay=False),
@@ -221,8 +235,9 @@ class _LazyGroup(click.Group):
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
-        """As click's, except that output read by a reader that stops early (``| head -1``)
-        ends the command quietly with status 0, not click's silent status 1 (closed_output.py)."""
+        """As click's, except that output read by a reader that stops early (``| head -1``),
+        where the command did not keep working (closed_output.py: ``atc watch``, or ``main``
+        called by another program), ends it quietly with status 0, not click's silent status 1."""
         with stopping_quietly_when_output_closes():
             return super().invoke(ctx)
 
@@ -594,7 +609,7 @@ def _plain(value: Any) -> Any:
 @main.command()
 @click.argument("goal")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
-              help="A Prolog file of extra rules (checked by library(sandbox)).")
+              callback=not_blank, help="A Prolog file of extra rules (checked by library(sandbox)).")
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=30.0,
               show_default=True, help="Seconds the goal may run (catch/3 cannot extend it).")
@@ -707,9 +722,10 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="default, execution, exploration, or one from a rules file.")
 @click.option("--segment", "segments", multiple=True, metavar="SEGMENT=TOKENS",
               help="Budget for one segment (repeatable); overrides the plane's split.")
-@click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
+@click.option("--ceiling", type=LevelChoice(),
               default="L0", show_default=True, help="Most detailed level allowed in the frame.")
 @click.option("--rules", "rules_file", type=click.Path(dir_okay=False), default=None,
+              callback=not_blank,
               help="Extra rules file (walk rules, planes), checked by library(sandbox).")
 @click.option("--walk", default=None, callback=not_blank,
               help="Name of a walk rule to use instead of the plane's.")
@@ -733,6 +749,7 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
               help="html: one self-contained page picturing the fovea and the receipt.")
 @click.option("--output", "-o", "output",
               type=click.Path(dir_okay=False, writable=True, allow_dash=True), default=None,
+              callback=not_blank,
               help="Write the frame to this file instead of stdout (- is stdout).")
 @click.option("--as", "as_principal", default=None, metavar="PRINCIPAL", callback=not_blank,
               help="Read as this grantee sees it (the owner's own check; logged in atc audit).")
@@ -922,9 +939,9 @@ def rules_remove(name: str, home: str | None) -> None:
 
 # -- forget (library side: attention_cloud.erasure) ---------------------------------------------
 @main.command()
-@click.argument("handles", nargs=-1)
+@click.argument("handles", nargs=-1, callback=not_blank)
 @schema_option("forget")
-@click.option("--session", help="Forget every item of this session.")
+@click.option("--session", callback=not_blank, help="Forget every item of this session.")
 @click.option("--query", "goal", metavar="GOAL",
               help="Forget the items the goal's first variable binds (sandboxed, as atc query).")
 @click.option("--reason", default="forgotten by request", show_default=True,
@@ -1005,7 +1022,7 @@ def _print_list(report, verb: str) -> None:  # noqa: ANN001 - a ForgetReport
 @main.command()
 @click.argument("handle", callback=not_blank)
 @schema_option("show")
-@click.option("--level", type=click.Choice(["L0", "L1", "L2", "L3", "l0", "l1", "l2", "l3"]),
+@click.option("--level", type=LevelChoice(),
               default=None, help="Rung of the ladder to print [default: L0; with --as, the "
                                  "reader's ceiling for the record].")
 @click.option("--source", "verbatim", is_flag=True,
@@ -1086,10 +1103,13 @@ def cells() -> None:
 
 def run() -> None:
     """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
-    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling)."""
+    (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling),
+    and its work never cut short by a reader of its output that stopped early
+    (closed_output.py)."""
     from .bridge.interrupts import want_forwarding
 
     want_forwarding()
+    keep_working_when_output_closes()
     try:
         main()
     finally:

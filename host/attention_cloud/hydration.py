@@ -121,9 +121,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
                 cli=f"mount {cell}: no such cell (atc cells list names them)")
     if budget < 0:
         raise UsageError("budget must be a non-negative number of tokens")
+    if ceiling.lower() not in LEVELS:
+        raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")  # as given
     ceiling = ceiling.lower()
-    if ceiling not in LEVELS:
-        raise UsageError(f"ceiling must be one of L0, L1, L2, L3, not {ceiling!r}")
     if segments:
         check_segments(mem, segments, reader)
         fixed = sum(int(n) for n in segments.values())

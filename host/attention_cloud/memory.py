@@ -735,17 +735,20 @@ class Memory:
         Reloading (snapshot plus journal) is the one undo that is exact whatever the batches
         changed; it runs only when a file fails after earlier files were written.
         """
-        self.pl.once("atc_api:api_close")
-        journal = journal_path(self.home)
-        if size is None:
-            journal.unlink(missing_ok=True)
-            fsync_path(self.home)
-        else:
-            with open(journal, "r+b") as fh:
-                fh.truncate(size)
-                fh.flush()
-                os.fsync(fh.fileno())
-        self.open_info = open_store(self.pl, self.home, self.lock)
+        try:
+            self.pl.once("atc_api:api_close")
+        finally:  # a close that failed must not leave the store closed: later batches of
+            # this process would be kept in memory alone (durable_record/2 without a home)
+            journal = journal_path(self.home)
+            if size is None:
+                journal.unlink(missing_ok=True)
+                fsync_path(self.home)
+            else:
+                with open(journal, "r+b") as fh:
+                    fh.truncate(size)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            self.open_info = open_store(self.pl, self.home, self.lock)
 
     @serialised
     def forget(self, handles: Iterable[str] | str = (), *, session: str | None = None,
@@ -1221,12 +1224,12 @@ def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
             raise UsageError(f"{name}: rules file not found") from None
         except OSError as exc:
             raise InputError(f"{name}: cannot read rules file ({exc.strerror or exc})") from None
+        mode = os.fstat(fd).st_mode      # before fdopen, which refuses a folder itself
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise UsageError(f"{name}: rules file not found" if stat.S_ISDIR(mode)
+                             else f"{name}: {not_regular(mode)}")
         with os.fdopen(fd, "rb") as handle:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
-                raise UsageError(f"{name}: rules file not found")
-            if not stat.S_ISREG(mode):
-                raise UsageError(f"{name}: {not_regular(mode)}")
             try:
                 data = handle.read(MAX_RULES_BYTES + 1)
             except OSError as exc:

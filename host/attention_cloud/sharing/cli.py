@@ -11,7 +11,8 @@ from typing import Any
 
 import click
 
-from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, note, open_memory
+from ..cli import (LevelChoice, emit_json, fail_cleanly, for_terminal, home_option, not_blank, note,
+                   open_memory)
 from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
@@ -135,17 +136,22 @@ def grant() -> None:
 
 @grant.command("add")
 @click.argument("grantee")
-@click.option("--ceiling", type=click.Choice(["L0", "L1", "L2", "L3"], case_sensitive=False),
+@click.option("--ceiling", type=LevelChoice(),
               default="L2", show_default=True, help="Most detailed level the grantee may see.")
-@click.option("--segment", "segments", multiple=True,
+@click.option("--segment", "segments", multiple=True, callback=not_blank,
               help="Only this segment (repeatable: any of them).")
-@click.option("--session", "sessions", multiple=True, help="Only this session (repeatable).")
-@click.option("--tag", "tags", multiple=True, help="Only items with this tag (repeatable).")
-@click.option("--entity", "entities", multiple=True,
+@click.option("--session", "sessions", multiple=True, callback=not_blank,
+              help="Only this session (repeatable).")
+@click.option("--tag", "tags", multiple=True, callback=not_blank,
+              help="Only items with this tag (repeatable).")
+@click.option("--entity", "entities", multiple=True, callback=not_blank,
               help="Only items naming this entity (repeatable).")
-@click.option("--since", default=None, metavar="TIME", help="Only items written at or after TIME.")
-@click.option("--until", default=None, metavar="TIME", help="Only items written before TIME.")
-@click.option("--expires", default=None, metavar="TIME", help="The grant ends at TIME.")
+@click.option("--since", default=None, metavar="TIME", callback=not_blank,
+              help="Only items written at or after TIME.")
+@click.option("--until", default=None, metavar="TIME", callback=not_blank,
+              help="Only items written before TIME.")
+@click.option("--expires", default=None, metavar="TIME", callback=not_blank,
+              help="The grant ends at TIME.")
 @home_option
 @fail_cleanly
 def grant_add(grantee: str, ceiling: str, segments: tuple[str, ...], sessions: tuple[str, ...],
@@ -225,11 +231,11 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
 @click.command()
 @schema_option("labels")
 @click.argument("handles", nargs=-1, required=True, callback=not_blank)
-@click.option("--reader", "readers", multiple=True,
+@click.option("--reader", "readers", multiple=True, callback=not_blank,
               help="Only this principal or team may read it (repeatable).")
 @click.option("--restrict", "restrictions", multiple=True, metavar="private|pii|team:NAME",
-              help="A restriction (repeatable).")
-@click.option("--retain-until", "retention", default=None, metavar="TIME",
+              callback=not_blank, help="A restriction (repeatable).")
+@click.option("--retain-until", "retention", default=None, metavar="TIME", callback=not_blank,
               help="No grantee sees it after TIME.")
 @click.option("--show", "show_only", is_flag=True,
               help="Print the labels in force and change nothing.")
@@ -266,11 +272,12 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
 @click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--why", required=True, help="Why (recorded in the audit log).")
 @click.option("--restriction", "restrictions", multiple=True, metavar="private|pii|team:NAME",
-              help="Lift this restriction (repeatable).")
-@click.option("--reader", "readers", multiple=True, help="Add a reader (repeatable).")
+              callback=not_blank, help="Lift this restriction (repeatable).")
+@click.option("--reader", "readers", multiple=True, callback=not_blank,
+              help="Add a reader (repeatable).")
 @click.option("--all-readers", is_flag=True, help="Lift the readers list.")
 @click.option("--retain-until", "retention", default=None, metavar="TIME|none",
-              help="A later retention date, or none.")
+              callback=not_blank, help="A later retention date, or none.")
 @home_option
 @fail_cleanly
 def declassify(handles: tuple[str, ...], why: str, restrictions: tuple[str, ...],

@@ -91,7 +91,9 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
                 open_memory: Callable[..., Any] | None = None) -> None:
     """Open the home, watch ``paths`` until SIGTERM/SIGINT, close the home."""
     from ..cli import open_memory as default_open
+    from ..closed_output import stop_when_output_closes
 
+    stop_when_output_closes()    # a supervisor reading the events has gone: stop, not run blind
     # Opening a big home takes seconds, before the watcher takes the signals over: one that
     # came then ended the process with Python's own handlers (killed by SIGTERM, exit 143;
     # Ctrl-C as `atc: interrupted`, exit 130). It is noted instead, and the watcher starts
