@@ -1039,7 +1039,8 @@ jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
 
 jump_(Goal, priors(Speaker, Anchor, About), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
     (   Reader == none -> Fetch is max(max(K * 4, 48), Page) ; Fetch is max(max(K * 16, 192), Page) ),
-    timeless_goal_(Goal, Anchor, Goal1),
+    window_items_(Anchor, Segment, Reader, InWindow),
+    timeless_goal_(Goal, Anchor, InWindow, Goal1),
     semantic_goal_(Goal1, Speaker, SemGoal),
     time_weight_(Anchor, SemGoal, TimeWeight),
     Want is max(max(K * 4, 48), Page),
@@ -1066,7 +1067,7 @@ jump_(Goal, priors(Speaker, Anchor, About), Reader, Segment, K, Page, Path, Seed
     (   Path == recency
     ->  recency_seeds_(Reader, Segment, K, Seeds), Reserve = []
     ;   lexical_cosines_(HaveSem, SemGoal, Sem, Lex, Sem1),
-        window_cosines_(HaveSem, Anchor, SemGoal, Segment, Reader, Fetch, Sem1, SemAll0),
+        window_cosines_(HaveSem, InWindow, SemGoal, Fetch, Sem1, SemAll0),
         readable_pairs_(Reader, SemAll0, SemAll),
         fuse_(SemAll, Lex, Fused0),
         open_arcs_(Segment, Fused0, Fused10),
@@ -1114,12 +1115,17 @@ named_lexical_(Names, Hits, TopicHits, Sem, Lex) :-
     append(Hits, More, All),
     sort_by_score_(All, Lex).
 
-% timeless_goal_(+Goal, +Anchor, -Goal1): Goal without the words of the time it names, for the
-% embedder and BM25. Those words say when, which the window weighs (time_prior_/3); read as
-% words they would favour every turn that says "last week" or "in June", whenever it was said.
-% A goal that is nothing but its time stays as it is.
-timeless_goal_(Goal, none, Goal) :- !.
-timeless_goal_(Goal, window(_, _, Phrase), Goal1) :-
+% timeless_goal_(+Goal, +Anchor, +InWindow, -Goal1): Goal without the words of the time it
+% names, for the embedder and BM25. Those words say when, which the window weighs
+% (time_prior_/3); read as words they would favour every turn that says "last week" or "in
+% June", whenever it was said. A goal that is nothing but its time stays as it is, and so
+% does one whose window holds nothing of the segment (InWindow '', window_items_/4): no item
+% was written or names a day then, so no window can weigh what the goal asks, and its time
+% words say what the turns are about ("the two novels I finished in January and March",
+% asked of chats from May: "January" was cut from the search and the window weighed nothing).
+timeless_goal_(Goal, none, _, Goal) :- !.
+timeless_goal_(Goal, window(_, _, _), '', Goal) :- !.
+timeless_goal_(Goal, window(_, _, Phrase), _, Goal1) :-
     split_string(Phrase, " ", " ", PhraseWords),
     split_string(Goal, " \t\n\r", " \t\n\r", Tokens0),
     exclude(==(""), Tokens0, Tokens),
@@ -1186,10 +1192,9 @@ lexical_cosines_(true, Goal, Sem, Lex, SemAll) :-
 % written inside that window (the newest 1000), and the Fetch best of them join the candidates:
 % a turn that says it in passing may rank nowhere in the whole memory, yet be one of a handful
 % that week. The time prior then weighs them in like any other candidate.
-window_cosines_(false, _, _, _, _, _, Sem, Sem).
-window_cosines_(true, none, _, _, _, _, Sem, Sem).
-window_cosines_(true, window(From, To, _), Goal, Segment, Reader, Fetch, Sem, SemAll) :-
-    window_group_(From, To, Segment, Reader, InWindow),
+% InWindow is window_items_/4's.
+window_cosines_(false, _, _, _, Sem, Sem).
+window_cosines_(true, InWindow, Goal, Fetch, Sem, SemAll) :-
     (   InWindow == ''
     ->  SemAll = Sem
     ;   pairs_keys(Sem, SemKeys),
@@ -1198,6 +1203,12 @@ window_cosines_(true, window(From, To, _), Goal, Segment, Reader, Fetch, Sem, Se
               error(existence_error(embeddings, _), _), Extra = []),
         append(Sem, Extra, SemAll)
     ).
+
+% window_items_(+Anchor, +Segment, +Reader, -InWindow): the items of Segment in the window
+% Anchor names, window_group_/5's text; '' for a goal naming no time or a window holding none.
+window_items_(none, _, _, '').
+window_items_(window(From, To, _), Segment, Reader, InWindow) :-
+    window_group_(From, To, Segment, Reader, InWindow).
 
 % window_group_(+From, +To, +Segment, +Reader, -Text): the items of the window (items_dated_between/4,
 % the newest 1000) that lie in Segment, a line each, sorted; kept between frames until the
