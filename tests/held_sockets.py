@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import socket
+import time
+from pathlib import Path
 
 
 def closed_by_server(held: list[socket.socket], within: float = 8) -> list[bool]:
@@ -15,3 +17,28 @@ def closed_by_server(held: list[socket.socket], within: float = 8) -> list[bool]
         except (socket.timeout, ConnectionResetError):
             closed.append(False)
     return closed
+
+
+def _server_end(server_port: int, client_port: int) -> tuple[str, int] | None:
+    """The state (hex, as the kernel lists it) and unread bytes of the server's end of the
+    connection from ``client_port`` to ``server_port`` on 127.0.0.1, or None when not listed."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        ends = (int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16))
+        if ends == (server_port, client_port):
+            return fields[3], int(fields[4].split(":")[1], 16)
+    return None
+
+
+def wait_read_by_server(sock: socket.socket, within: float = 60) -> None:
+    """Wait until the server has read all that was sent on ``sock`` (a connection to a server
+    on 127.0.0.1): its end of the connection is established and nothing waits in its receive
+    queue (Linux's /proc/net/tcp lists a connection not yet accepted, or accepted and not read,
+    with the bytes it holds). A fixed sleep stood in for this: a request that reached a loaded
+    server later than the sleep was still in its accept queue when the test stopped it."""
+    client_port, server_port = sock.getsockname()[1], sock.getpeername()[1]
+    deadline = time.monotonic() + within
+    while _server_end(server_port, client_port) != ("01", 0):
+        assert time.monotonic() < deadline, (f"the server had not read the request in {within} "
+                                             "s", _server_end(server_port, client_port))
+        time.sleep(0.02)

@@ -247,12 +247,12 @@ with Memory.open(home) as mem:
         seed = call.split("(")[0]        # a text of its own: no vector kept from another call
         goal = (f'numlist(1, 22, Ns), foldl([_, A, B]>>string_concat(A, A, B), Ns, "{seed} 12 ", '
                 f'S), {call}, fail')
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         try:
             mem.query(goal, time_limit=2.0)
         except PrologError as exc:
             assert "stopped" in str(exc), exc
-        print(call, round(time.monotonic() - started, 1))
+        print(call, round(time.monotonic() - started, 1), round(time.process_time() - cpu, 1))
 """
 
 
@@ -264,6 +264,10 @@ def test_a_huge_query_text_does_not_hold_the_search_past_the_limit():
     out = subprocess.run([sys.executable, "-c", _HUGE_QUERY_TEXT, str(SESSION)],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    took = {line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
-            for line in out.stdout.splitlines()}
-    assert len(took) == 3 and all(t < 6 for t in took.values()), took
+    took = {call: (float(wall), float(cpu)) for call, wall, cpu in
+            (line.rsplit(" ", 2) for line in out.stdout.splitlines())}
+    # The work a call did (its process's CPU time: the search held past the limit hashed for
+    # ~30 s of it) within three times the limit; its wall time only against a hang: on a
+    # loaded machine the limit stops the goal on time, but the stop is run and answered in
+    # the turns the process gets (6.3 s of wall time beside nine busy loops, 0.2 s of CPU).
+    assert len(took) == 3 and all(cpu < 6 and wall < 60 for wall, cpu in took.values()), took
