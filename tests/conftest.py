@@ -3,11 +3,24 @@ homes built once per process; and the order scripts/test's workers take the file
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Where the byte-code of every Python process the suite starts is kept (a mirror tree, outside
+#: the source folders; gitignored). The suite starts hundreds of `atc` and script processes:
+#: without byte-code each compiled the package from source again, about 0.2-0.4 s of CPU a start
+#: (BENCHMARKS.md, "The suite's wall time", round 30). Set before any process is started, so
+#: every child inherits it, under scripts/test or a plain pytest; PYTHONDONTWRITEBYTECODE would
+#: turn it off.
+PYCACHE = ROOT / ".local" / "pycache"
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
+sys.dont_write_bytecode = False
+sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 #: The test files that take longest (a run of scripts/test with --durations=0 sums each file's
 #: tests: here about 1/8 to 1/50 of the suite's time each, most of it in `atc` processes and

@@ -18,7 +18,6 @@ calls are spread evenly: no one kind is most of it; BENCHMARKS.md measures the l
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -33,7 +32,6 @@ def test_quick_agent_loop_soak_finds_nothing_wrong(tmp_path):
                            "--turns", str(TURNS), "--session-turns", "20", "--forget-every", "20",
                            "--side-every", "10", "--rules-every", "50", "--probe-every", "25",
                            "--json", str(out)],
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = json.loads(out.read_text())

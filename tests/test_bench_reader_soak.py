@@ -9,7 +9,6 @@ the watcher and a server killed and started again.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,6 @@ def test_one_round_of_each_soak_with_kills_finds_nothing_wrong(tmp_path):
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench" / "reader_soak.py"),
                            "--rounds", "1", "--kill-share", "1", "--seed", "3",
                            "--json", str(out)],
-                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     figures = json.loads(out.read_text(encoding="utf-8"))

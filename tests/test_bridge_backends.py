@@ -34,7 +34,7 @@ def _janus_missing() -> str | None:
 
 
 def _run(backend: str, *argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ATC_PROLOG": backend, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "ATC_PROLOG": backend}
     return subprocess.run([sys.executable, *argv], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=timeout, check=False)
 
