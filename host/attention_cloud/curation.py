@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
+from .home import CURATION_PENDING_FILE
 from .progress import ProgressCallback, report as report_progress
 from .store import sync_journal
 from .curate import ItemView, Rungs, curate_items, estimate_tokens
@@ -37,8 +38,7 @@ from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, item
                            kinds_without_distillation, text_vector_meta, tool_output_head)
 
 BATCH = 2000
-#: In the home: items committed by a curation run whose arcs, rollups and echoes may be undone.
-PENDING_FILE = "curation.pending.jsonl"
+PENDING_FILE = CURATION_PENDING_FILE
 #: Item batches between two hand-backs of freed memory (Memory.give_back_memory): without them
 #: glibc keeps what a batch freed and a million-item run holds its peaks (~0.1 GB a 100k items).
 GIVE_BACK_EVERY = 10

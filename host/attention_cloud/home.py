@@ -60,6 +60,10 @@ WATCHER_FILE = "watch.pid"
 #: In a home: the plan of an erasure that has not finished (handles and ids only). Named here,
 #: not in :mod:`.erasure`, so that every call's check for one imports nothing heavy.
 ERASURE_PLAN_FILE = "erasure.pending.json"
+#: In a home: items committed by a curation run whose arcs, rollups and echoes may be undone.
+#: Named here, not in :mod:`.curation`, so that `remember` (imported by every hydrate, through
+#: the erasure module) checks for it without importing curation and its cue patterns.
+CURATION_PENDING_FILE = "curation.pending.jsonl"
 
 
 def lock_wait(home: Path) -> float:

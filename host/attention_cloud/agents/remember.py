@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..curation import PENDING_FILE
+from ..home import CURATION_PENDING_FILE as PENDING_FILE
 
 from ..errors import BadArgument, InputError, UsageError
 from ..ingest.envelope import ENVELOPE_TAG, scan_tag_blocks
