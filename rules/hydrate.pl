@@ -4341,3 +4341,8 @@ dirty_beliefs_(Id, Dirty) :-
 estimate_tokens(Text, Tokens) :-
     host_estimate_tokens(Text, Tokens).
 
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).
