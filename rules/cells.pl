@@ -37,6 +37,9 @@
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
+% Arithmetic compiled to VM instructions (this file only): a frame's look-ups here would
+% otherwise call rules/arith_guard.pl's wrapped is/2 and comparisons (hydrate.pl does the same).
+:- set_prolog_flag(optimise, true).
 
 /** <module> Cells: a persisted partition of memory that rules navigate and frames walk
 
@@ -628,3 +631,6 @@ first_n_(N, L, F) :-
 
 tokens_(Text, Tokens) :-
     atc_hydrate:estimate_tokens(Text, Tokens).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).
