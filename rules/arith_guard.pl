@@ -217,3 +217,8 @@ prolog:error_message(arith_limit(bits, Max)) -->
     [ 'arithmetic would make an integer of more than ~D bits: too large to compute'-[Max] ].
 prolog:error_message(arith_limit(powm_bits, Max)) -->
     [ 'powm/3: its exponent''s and modulus''s bits multiply past ~D: too long to compute'-[Max] ].
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).

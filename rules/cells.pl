@@ -37,6 +37,9 @@
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
+% Arithmetic compiled to VM instructions (this file only): a frame's look-ups here would
+% otherwise call rules/arith_guard.pl's wrapped is/2 and comparisons (hydrate.pl does the same).
+:- set_prolog_flag(optimise, true).
 
 /** <module> Cells: a persisted partition of memory that rules navigate and frames walk
 
@@ -122,9 +125,18 @@ cell_info(C, K, V) :-
 %   Neighbours are Cell2-Weight, heaviest first (ties by cell id).
 cell_neighbours(C, Pairs) :-
     must_be(atom, C),
-    findall(NW-C2, ( adjacent_(C, C2, W), NW is -W ), Keyed),
+    findall(NW-C2, heaviest_first_(C, NW-C2), Keyed),
     keysort(Keyed, Sorted),
-    findall(C2-W, ( member(NW-C2, Sorted), W is -NW ), Pairs).
+    maplist(heaviest_first_weight_, Sorted, Pairs).
+
+% An adjacent cell keyed by its negated weight; the negation in a clause of its own, compiled
+% with this file's optimise flag (in findall/3's goal it would call the guarded is/2).
+heaviest_first_(C, NW-C2) :-
+    adjacent_(C, C2, W),
+    NW is -W.
+
+heaviest_first_weight_(NW-C2, C2-W) :-
+    W is -NW.
 
 %!  cell_path(+From, +To, -Path:list) is semidet.
 %   Path is a shortest chain of adjacent cells from From to To (both included); among paths
@@ -628,3 +640,6 @@ first_n_(N, L, F) :-
 
 tokens_(Text, Tokens) :-
     atc_hydrate:estimate_tokens(Text, Tokens).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

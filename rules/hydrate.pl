@@ -1081,8 +1081,15 @@ jump_(Goal, priors(Speaker, Anchor, About), Reader, Segment, K, Page, Path, Seed
         discount_echoes_(Reader, Fused, Scored),
         split_at_(K, Scored, Top, Rest),
         findall(c(Id, S, relevance, 0, seed), member(Id-S, Top), Seeds),
-        findall(c(Id, S, relevance, 0, reserve), ( member(Id-S, Rest), S > 0 ), Reserve)
+        findall(C, reserve_candidate_(Rest, C), Reserve)
     ).
+
+% A hit past the seeds that still scores, as a reserve candidate. Its comparison is in a clause
+% of its own, compiled with this file's optimise flag (in findall/3's goal it would be a call of
+% the guarded >/2: ~180 a frame at 100k items).
+reserve_candidate_(Rest, c(Id, S, relevance, 0, reserve)) :-
+    member(Id-S, Rest),
+    S > 0.
 
 % named_lexical_(+Names, +Hits, +TopicHits, +Sem, -Lex): the BM25 hits of a goal that names
 % people (Names, goal_people_/3), with the names' match given to every record those people
@@ -2227,7 +2234,24 @@ story_reach_(_, 100).
 % Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
 % day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.
 arc_has_more_than_two_(Arc) :-
-    aggregate_all(count, limit(3, arc_member(Arc, _)), 3).
+    solutions_up_to_(3, arc_member(Arc, _), 3).
+
+% solutions_up_to_(+Most, +Goal, -N): N is how many solutions Goal has, counted to Most at the
+% most, as aggregate_all(count, limit(Most, Goal), N). Counted here with compiled arithmetic:
+% the library's count adds each solution by a call of the guarded is/2 (~450 a frame at 100k
+% items, rare_entity_/2's mostly).
+solutions_up_to_(Most, Goal, N) :-
+    Count = count(0),
+    \+ \+ (   Most > 0,                 % \+ \+: no binding of Goal's stays; nb_setarg's count does
+            call(Goal),
+            arg(1, Count, N0),
+            N1 is N0 + 1,
+            nb_setarg(1, Count, N1),
+            N1 >= Most
+        ->  true
+        ;   true
+        ),
+    arg(1, Count, N).
 
 % Entities that pick out something specific, not the whole session or tool.
 walk_predicate_(touches_file).
@@ -2366,7 +2390,7 @@ participant_name_(Reader, Speakers, E) :-
 rare_entity_(none, E) :- !,
     bridge_df_(Max),
     Over is Max + 1,
-    aggregate_all(count, limit(Over, ( distilled(X, entity, E), item(X) )), N),
+    solutions_up_to_(Over, ( distilled(X, entity, E), item(X) ), N),
     N >= 2, N =< Max.
 rare_entity_(Reader, E) :-
     bridge_df_(Max),
@@ -2399,9 +2423,7 @@ rare_entity_(Reader, E) :-
 reader_holders_(Reader, E, Max, N) :-
     Over is Max + 1,
     (   records_listed_(Reader)
-    ->  aggregate_all(count,
-                      limit(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) )),
-                      N)
+    ->  solutions_up_to_(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) ), N)
     ;   N = Over
     ).
 
@@ -3212,7 +3234,13 @@ available_levels_(Id, Ceiling, Levels) :-
 % levels_from_(+Ceiling, -Levels): the levels a fact may take under Ceiling, detail first.
 levels_from_(Ceiling, Levels) :-
     level_rank(Ceiling, CR),
-    findall(L, ( level_rank(L, R), R >= CR ), Levels).
+    findall(L, level_from_(CR, L), Levels).
+
+% The comparison in a clause of its own, compiled with this file's optimise flag (in findall/3's
+% goal it would be a call of the guarded >=/2: ~80 levels_from_/2 a frame).
+level_from_(CeilingRank, Level) :-
+    level_rank(Level, R),
+    R >= CeilingRank.
 
 % The first available level at or below (less detailed than) rank TR, else the least detailed.
 first_at_or_below_(Levels, TR, Level) :-
@@ -3527,14 +3555,17 @@ ratio_(Loss, Saved, Key) :- Key is Loss / Saved.
 % facts Others can make room (room_step_/5), the one losing least value per token saved among
 % those losing less than Gain and less per token than Rate; fails when there is none.
 affordable_step_(Best, Others, Gain, Rate, I, Step, Loss, Saved) :-
-    findall(Key-I0-Step0-Loss0-Saved0,
-            ( nth0(I0, Others, P),
-              room_step_(Best, P, Step0, Loss0, Saved0),
-              Loss0 < Gain,
-              ratio_(Loss0, Saved0, Key),
-              Key < Rate ),
-            Ranked),
+    findall(Ranked0, affordable_(Best, Others, Gain, Rate, Ranked0), Ranked),
     keysort(Ranked, [_-I-Step-Loss-Saved|_]).
+
+% A step of affordable_step_/8 as Key-I-Step-Loss-Saved: in a clause of its own, so that its
+% comparisons are compiled (as findall/3's goal each was a call of the guarded </2).
+affordable_(Best, Others, Gain, Rate, Key-I-Step-Loss-Saved) :-
+    nth0(I, Others, P),
+    room_step_(Best, P, Step, Loss, Saved),
+    Loss < Gain,
+    ratio_(Loss, Saved, Key),
+    Key < Rate.
 
 % apply_step_(+Placed, +I, +Step, -Out, -Gone): Gone is the dropped candidate, or none.
 apply_step_(Placed, I, Step, Out, Gone) :-
@@ -4352,3 +4383,8 @@ dirty_beliefs_(Id, Dirty) :-
 estimate_tokens(Text, Tokens) :-
     host_estimate_tokens(Text, Tokens).
 
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).

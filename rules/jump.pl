@@ -16,6 +16,9 @@
 :- use_module(library(pairs)).
 :- use_module(journal).
 :- use_module(ladder).
+% Arithmetic compiled to VM instructions (this file only): a frame's look-ups here would
+% otherwise call rules/arith_guard.pl's wrapped is/2 and comparisons (hydrate.pl does the same).
+:- set_prolog_flag(optimise, true).
 
 /** <module> The jump: similarity search callable mid-proof
 
@@ -281,3 +284,6 @@ live_top_(Raw, K, Hits) :-
 
 live_hit_(Key-_) :-
     (   item(Key) -> true ; arc(Key) -> true ; rollup(Key, _) ).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

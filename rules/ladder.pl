@@ -45,6 +45,9 @@
 :- use_module(library(assoc)).
 :- use_module(store).
 :- use_module(journal).
+% Arithmetic compiled to VM instructions (this file only): a frame's look-ups here would
+% otherwise call rules/arith_guard.pl's wrapped is/2 and comparisons (hydrate.pl does the same).
+:- set_prolog_flag(optimise, true).
 
 /** <module> The level-of-detail ladder: rungs, distillations, arcs, rollups, echoes
 
@@ -1139,3 +1142,6 @@ ladder_erase(Hs, Ids, Echoes) :-
              durable_retract(atc_ladder:echo_(_, H, _)),
              durable_retract(atc_ladder:arc_member_(_, H, _)),
              durable_retract(atc_ladder:provenance_(_, H)) )).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

@@ -160,3 +160,8 @@ checked_(Text, OnTooLong) :-
 :- multifile prolog:error_message//1.
 prolog:error_message(syntax_error(number_too_long(Max))) -->
     [ 'Syntax error: a number of more than ~D digits: too long to read'-[Max] ].
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).

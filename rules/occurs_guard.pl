@@ -67,3 +67,8 @@ args_(I, Arity, X, Y) :-
 
 :- wrap_predicate(system:unify_with_occurs_check(X, Y), atc_occurs_guard, W,
                   atc_occurs_guard:unified_(X, Y, W)).
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).

@@ -243,3 +243,8 @@ prolog:error_message(sandbox_output(PI, Out)) -->
       '(what a goal prints goes to standard error), not ~q'-[Out] ].
 prolog:error_message(assertion_failed(G)) -->
     [ 'assertion failed: ~q'-[G] ].
+
+% The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
+% file's directives without restoring its file-scoped flags at its end: the flag would stay set
+% for the files and libraries loaded after it (their arithmetic past arith_guard.pl's check).
+:- set_prolog_flag(optimise, false).

@@ -22,6 +22,9 @@
 :- use_module(library(ordsets)).
 :- use_module(journal).
 :- use_module(store, [store_appended/4]).
+% Arithmetic compiled to VM instructions (this file only): a frame's look-ups here would
+% otherwise call rules/arith_guard.pl's wrapped is/2 and comparisons (hydrate.pl does the same).
+:- set_prolog_flag(optimise, true).
 
 /** <module> When: the time a goal points at ("two months ago", "last week", "in March")
 
@@ -751,3 +754,6 @@ last_month_span(Now, M, From, To) :-
     ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
     date_time_stamp(date(Y1, M1, 1, 0, 0, 0, 0, -, -), To0),
     To is min(Now, To0).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

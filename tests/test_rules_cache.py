@@ -174,6 +174,57 @@ def test_a_changed_rule_is_compiled_again_never_served_stale(tmp_path):
     assert len(_compiled(cache)) == 1  # the stale file is removed once the new one is written
 
 
+
+# As loaded_state/1: the SWI-Prolog library predicates whose clauses hold arithmetic compiled to
+# virtual-machine instructions (what a file compiled under the optimise flag holds) other than
+# `X is Y + Integer`, which SWI-Prolog always compiles so.
+LIBRARY_ARITHMETIC = r"""
+loaded_state(Lines) :-
+    current_prolog_flag(home, Home),
+    atom_concat(Home, '/library/', Library),
+    findall(Line, ( compiled_arithmetic_(Library, M:N/A),
+                    format(string(Line), "~q", [M:N/A]) ), Lines0),
+    sort(Lines0, Lines).
+
+compiled_arithmetic_(Library, M:N/A) :-
+    current_module(M),
+    module_property(M, file(File)),
+    sub_atom(File, 0, _, _, Library),
+    current_predicate(M:N/A),
+    functor(H, N, A),
+    \+ predicate_property(M:H, imported_from(_)),
+    \+ predicate_property(M:H, foreign),
+    catch(clause(M:H, _, Ref), _, fail),
+    clause_property(Ref, file(File)),
+    arithmetic_instruction_(Ref, 0).
+
+arithmetic_instruction_(Ref, PC) :-
+    '$fetch_vm'(Ref, PC, Next, Instruction),
+    functor(Instruction, Name, _),
+    (   sub_atom(Name, 0, _, _, a_), Name \== a_add_fc
+    ->  true
+    ;   arithmetic_instruction_(Ref, Next)
+    ).
+"""
+
+
+def test_libraries_keep_their_arithmetic_checked_however_the_rules_load(tmp_path):
+    """Every rules file that compiles its own arithmetic (the optimise flag) must leave the
+    libraries' arithmetic calling is/2 and the comparisons, which rules/arith_guard.pl wraps: a
+    grantee's expression handed to a library (aggregate_all(sum(X), ...)) is checked there.
+    Loaded compiled, the flag of term_guard.pl stayed set for every later file: aggregate,
+    json, sandbox, isub, sha, yall and prolog_code were compiled past the check."""
+    helper = tmp_path / "library_arithmetic.pl"
+    helper.write_text(LIBRARY_ARITHMETIC, encoding="utf-8")
+    unusable = tmp_path / "a-file"
+    unusable.write_text("not a folder")
+    cache = tmp_path / "cache"
+    starts = [_run(cache, str(helper)), _run(cache, str(helper)),
+              _run(unusable / "cache", str(helper))]
+    assert [start["origin"] for start in starts] == ["compiled", "cache", "source"]
+    assert [start["state"] for start in starts] == [[], [], []]
+
+
 # Saves a walk rule in a home (argv 1) with the text argv 2, then prints where the project's
 # rules came from and what a goal calling the saved rule answers.
 WALK_RULE_PROBE = r"""

@@ -49,3 +49,17 @@ def test_ordinary_arithmetic_answers_as_before(home):
     out = _query(home, "--as", "bob", "X is 2 ** 64 + powm(3, 1000, 1009), Y is 7 * 6, Y > 1")
     assert out.returncode == 0, out.stderr
     assert "184467440737095" in out.stdout and "42" in out.stdout
+
+
+def test_library_arithmetic_is_checked_when_the_rules_load_compiled(home, tmp_path, monkeypatch):
+    # The first process compiles the rules into the cache, the second loads that file. Loaded
+    # so, the optimise flag of a rules file once stayed set for the libraries loaded after it
+    # (aggregate, json, sandbox, ...): their arithmetic was compiled past the guard, and the
+    # second run computed 3 ** 10 ** 8 until the time limit stopped it.
+    monkeypatch.setenv("ATC_CACHE", str(tmp_path / "cache"))
+    goal = "aggregate_all(sum(X), X = 3 ** (10 ** 8), S)"
+    for _ in ("compiling", "compiled"):
+        out = _query(home, "--as", "bob", "--time-limit", "5", goal)
+        assert out.returncode == 2, out.stdout
+        assert out.stderr == BITS_REFUSED
+    assert list((tmp_path / "cache" / "rules").glob("rules-*.qlf"))
