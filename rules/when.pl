@@ -71,8 +71,9 @@ Phrase = "two weeks ago", ...
 goal_time_window(Goal, Now0, From-To, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    append(_, Rest, Words),
-    phrase(expression(Now, From, To), Rest, After),
+    append(Before, Rest, Words),
+    ( last(Before, Prev) -> true ; Prev = none ),
+    phrase(time_phrase(Prev, Now, From, To), Rest, After),
     append(Used, After, Rest), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
@@ -94,7 +95,7 @@ goal_recency_cue(Goal, Phrase) :-
         last_owner_(Owner),
         After = [Next|_],
         \+ memberchk(Next, ["name", "names"]),          % "my last name" is a surname
-        \+ phrase(expression(0, _, _), ["last"|After], _)
+        \+ phrase(time_expression(0, _, _, _), ["last"|After], _)
     ->  Cue = [Owner, "last"]
     ), !,
     atomic_list_concat(Cue, ' ', PhraseAtom),
@@ -514,60 +515,139 @@ items_generation_(G) :-
 
 % --- grammar over lowercase words -------------------------------------------------------------
 
-expression(Now, From, To) -->
+% time_phrase(+Prev, +Now, -From, -To)//: the time the goal names at this word, Prev the word
+% before it (`none` at the start). A bound ("before today", "since last June", "until Friday")
+% is an open interval, not the day it names; a range ("between March and May", "from May to
+% July") and two times joined ("in January and March") are the span from the first to the
+% last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
+time_phrase(Prev, Now, From, To) -->
+    { \+ unit_word(Prev, _), Prev \== "night" },
+    bound_word(Side), time_point(Now, F, T, Slack), !,
+    { bound_window(Side, Now, F, T, Slack, From, To) }.
+time_phrase(_, Now, From, To) -->
+    ( ["between"] ; ["from"] ), time_pair(time_point, Now, From, To), !.
+time_phrase(_, Now, From, To) -->
+    time_pair(time_expression, Now, From, To), !.
+time_phrase(_, Now, From, To) -->
+    time_expression(Now, From, To, _).
+
+% time_pair(+First, +Now, -From, -To)//: two times joined ("January and March", "May to July"),
+% the first read by the grammar First (a month alone is a time only after "between" or
+% "from": time_point//4), the span from the first's start to the second's end. The second is read first as its latest
+% occurrence, then the first as its latest occurrence up to the second's end when it names a
+% month and no year: "between March and May" asked in April is March to May of last year.
+time_pair(First, Now, From, To, Words, Rest) :-
+    call(First, Now, F1, T1, _, Words, Mid),
+    time_joiner(Mid, Mid1),
+    time_point(Now, F2, T2, _, Mid1, Rest),
+    (   F2 < F1,
+        append(FirstWords, Mid, Words),
+        \+ ( member(W, FirstWords), year_word(W, _) ),
+        once(( member(W, FirstWords), month_word(W, _) )),
+        phrase(call(First, T2, F1b, T1b, _), FirstWords)
+    ->  From is min(F1b, F2), To is max(T1b, T2)
+    ;   From is min(F1, F2), To is max(T1, T2)
+    ).
+
+% The words that make a time a bound, and on which side.
+bound_word(before) --> ( ["before"] ; ["prior", "to"] ; ["earlier", "than"] ), !.
+bound_word(until) --> ( ["until"] ; ["till"] ; ["up", "until"] ; ["up", "to"] ), !.
+bound_word(since) --> ["since"], !.
+bound_word(after) --> ( ["after"] ; ["later", "than"] ), !.
+
+time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
+
+% A time as a bound, a range's end or the second of two names it: any expression, or, as the
+% word before says it is a time, a month alone ("and March", "to July") where it ends the goal
+% or a clause ("and may I ask" is no May), a weekday alone ("until Friday") or a day before its
+% month ("before 5 March").
+time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
+time_point(Now, From, To, 0) --> month(M), year_ends, !,
+    { calendar_span(Now, none, M, none, From, To) }.
+time_point(Now, From, To, 86400) --> weekday(D), !,
+    { last_weekday(Now, D, Day), From is Day - 86400, To is Day + 2 * 86400 }.
+time_point(Now, From, To, 86400) -->
+    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+
+% bound_window(+Side, +Now, +From, +To, +Slack, -BFrom, -BTo): the open interval a bound on
+% the window From-To names. Slack is how far the window reaches past the time itself on each
+% side (a day's window holds a day either side): "before X" ends where X starts and "after X"
+% starts where it ends; "until X" and "since X" hold X, with its slack. The open end is the
+% first moment of the year 1 or Now (a bound after Now, a plan, ends at its time).
+bound_window(before, _, From, _, Slack, Open, To) :- open_start(Open), To is From + Slack.
+bound_window(until, _, _, To, _, Open, To) :- open_start(Open).
+bound_window(since, Now, From, To0, _, From, To) :- To is max(Now, To0).
+bound_window(after, Now, _, To0, Slack, From, To) :- From is To0 - Slack, To is max(Now, From).
+
+%!  open_start(-Stamp) is det.
+%
+%   The first moment of the year 1 (UTC): where a window that a bound leaves open ("before
+%   today") starts.
+open_start(-62135596800).
+
+time_expression(Now, From, To, S) -->
     amount(N), unit(U), ["ago"], !,
     { Center is Now - N * U,
-      Slack is max(86400, N * U / 4),
-      From is Center - Slack, To is Center + Slack }.
-expression(Now, From, To) -->
+      S is max(86400, N * U / 4),
+      From is Center - S, To is Center + S }.
+time_expression(Now, From, To, 0) -->
     ( ["last"] ; ["past"] ; ["previous"] ), amount(N), unit(U), !,
     { From is Now - N * U * 1.1, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["last"] ; ["past"] ; ["previous"] ), unit(U), !,
     { From is Now - 1.5 * U, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["yesterday"] ; ["last", "night"] ), !,
     { From is Now - 2 * 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     ( ["last", "weekend"] ; ["over", "the", "weekend"] ), !,
     { last_weekend(Now, Saturday),
       From is Saturday - 86400, To is Saturday + 3 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["today"] ; ["tonight"] ; ["this", "morning"] ; ["this", "afternoon"] ; ["this", "evening"] ), !,
     { From is Now - 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ["this"], this_span(Days), !,
     { From is Now - Days * 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     ["week", "of"], week_start(Now, Day), !,           % "the week of 21 October": 7 days on
     { From is Day - 86400, To is Day + 8 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, S) -->
     optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
-    { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
+time_expression(Now, From, To, 86400) -->
     ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
+    ["last"], month(M), !,                             % "last June": before Now's month
+    { last_month_before(Now, M, From, To) }.
+time_expression(Now, From, To, S) -->
     month_cue, month(M), optional_day(D), optional_year(Y), !,
-    { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
+time_expression(Now, From, To, 86400) -->
     month(M), day_number(D), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
     { calendar_span(Now, Y, M, none, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     day_before_month(D), month(M), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(_Now, From, To) -->
+time_expression(_Now, From, To, 0) -->
     year_cue, year(Y), year_ends, !,
     { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
       Y1 is Y + 1,
       date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
+
+% How far a date's window reaches past it on each side (calendar_span/6): a day either side
+% of a day, nothing around a month.
+day_slack(none, 0) :- !.
+day_slack(_, 86400).
 
 amount(N) --> [W], { number_word(W, N) }, !.
 amount(N) --> [W], { atom_number(W, N), integer(N), N > 0, N < 1000 }, !.
@@ -602,7 +682,7 @@ weekday_word("thursday", 4).  weekday_word("friday", 5).    weekday_word("saturd
 weekday_word("sunday", 7).
 
 % A month name counts only after a cue or before a day number: "may" and "march" are verbs too.
-month_cue --> ( ["in"] ; ["during"] ; ["since"] ; ["early"] ; ["late"] ; ["mid"] ; ["of"] ; ["until"] ), !.
+month_cue --> ( ["in"] ; ["during"] ; ["early"] ; ["late"] ; ["mid"] ; ["of"] ), !.   % "since", "until": bounds
 
 month(M) --> [W], { month_word(W, M) }.
 
@@ -742,6 +822,13 @@ last_weekend(Now, Saturday) :-
     Back0 is (W - 6) mod 7,
     ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
     Saturday is Today - Back * 86400.
+
+% last_month_before(+Now, +M, -From, -To): month M of the latest year where it ends by the
+% start of Now's month ("last June" asked in June is a year ago).
+last_month_before(Now, M, From, To) :-
+    stamp_date_time(Now, date(Y0, M0, _, _, _, _, _, _, _), 'UTC'),
+    ( M < M0 -> Y = Y0 ; Y is Y0 - 1 ),
+    month_span_(Y, M, From, To).
 
 % The span of month M in the latest year where it does not start after Now.
 last_month_span(Now, M, From, To) :-
