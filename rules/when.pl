@@ -43,12 +43,21 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
   | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
-  | in / during / since / early / late March | that month's most recent occurrence up to Now |
+  | in / during / early / late March, last June | that month's most recent occurrence up to Now (last June: before Now's month) |
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
   | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
   | the week of 21 October (2022), the week of 2022-10-21 | that day and the six after it, ± a day |
+  | before / prior to X                | from the year 1 to where X starts (X's window without its slack) |
+  | until / till / up to X             | from the year 1 to X's end                |
+  | since X; after X                   | from X's start (after: X's end) to Now    |
+  | between X and Y, from X to Y, X and Y, X or Y | from the start of the earlier to the end of the later |
+
+A bound or a range may name a month, a weekday or a day bare ("until Friday", "before 5
+March", "between March and May"); a bare month must end the goal or a clause. A bound after a
+unit is none ("the day before yesterday" is yesterday). Of two times without a year the
+first is read up to the second ("between March and May" asked in April is last year's).
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -64,8 +73,9 @@ Phrase = "two weeks ago", ...
 
 %!  goal_time_window(+Goal:string, +Now, -Window:pair, -Phrase:string) is semidet.
 %
-%   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal, and
-%   Phrase the words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
+%   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal (with
+%   a second one joined to it, the span of both; a bound, an open interval), and Phrase the
+%   words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
 %   ISO 8601 text, as item_time/2 gives it.
 %   @error domain_error(iso_8601_time, Now) for text that is no time
 goal_time_window(Goal, Now0, From-To, Phrase) :-
@@ -559,11 +569,13 @@ time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"]
 
 % A time as a bound, a range's end or the second of two names it: any expression, or, as the
 % word before says it is a time, a month alone ("and March", "to July") where it ends the goal
-% or a clause ("and may I ask" is no May), a weekday alone ("until Friday") or a day before its
+% or a clause ("and may I ask" is no May), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
 % month ("before 5 March").
 time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
 time_point(Now, From, To, 0) --> month(M), year_ends, !,
     { calendar_span(Now, none, M, none, From, To) }.
+time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
+    { year_span(Y, From, To) }.
 time_point(Now, From, To, 86400) --> weekday(D), !,
     { last_weekday(Now, D, Day), From is Day - 86400, To is Day + 2 * 86400 }.
 time_point(Now, From, To, 86400) -->
@@ -640,9 +652,7 @@ time_expression(Now, From, To, 86400) -->
     { calendar_span(Now, Y, M, D, From, To) }.
 time_expression(_Now, From, To, 0) -->
     year_cue, year(Y), year_ends, !,
-    { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
-      Y1 is Y + 1,
-      date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
+    { year_span(Y, From, To) }.
 
 % How far a date's window reaches past it on each side (calendar_span/6): a day either side
 % of a day, nothing around a month.
@@ -807,6 +817,11 @@ calendar_span(Now, Y0, M, D, From, To) :-
     date_time_stamp(date(Y, M, D, 0, 0, 0, 0, -, -), Day),
     From is Day - 86400,
     To is Day + 2 * 86400.
+
+year_span(Y, From, To) :-
+    date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
+    Y1 is Y + 1,
+    date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To).
 
 month_span_(Y, M, From, To) :-
     date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),

@@ -335,6 +335,8 @@ test(since_last_june_runs_to_now, [true(P-W == "since last june"-('2022-06-01'-'
     window("What have I bought since last June?", P, W).
 test(since_a_month_runs_to_now, [true(W == '2023-03-01'-'2023-03-11')]) :-
     window("what broke since March", _, W).
+test(since_a_year_alone, [true(W == '2021-01-01'-'2023-03-11')]) :-
+    window("what has Tomas built since 2021?", _, W).
 test(after_a_day_starts_at_its_end, [true(W == '2023-03-06'-'2023-03-11')]) :-
     window("what changed after 5 March", _, W).
 test(last_month_name_is_before_this_month, [true(W == '2022-06-01'-'2022-07-01')]) :-
