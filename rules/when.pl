@@ -3,6 +3,7 @@
             memory_now/1,               % -Stamp
             memory_newest/1,            % -Stamp
             memory_now_for/2,           % +Goal, -Stamp
+            window_holds_all/2,         % +From, +To
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
             item_stamp/2,               % +Item, -Stamp
@@ -251,6 +252,20 @@ stamp_arg_(Time, Stamp) :-
         )
     ;   type_error(posix_stamp_or_iso_8601, Time)
     ).
+
+%!  window_holds_all(+From:number, +To:number) is semidet.
+%
+%   The window From-To (POSIX stamps) holds every item memory has: it starts on or before the
+%   day of the oldest and ends at or after the newest. Such a window ("before today" asked
+%   after the last item was written) tells no item apart from another by its time. Fails
+%   when no item has a time.
+window_holds_all(From, To) :-
+    time_index_ready_,
+    nb_getval(when_memory_now, Newest),
+    Newest \== none,
+    nb_getval(when_time_days, Oldest-_),
+    From =< Oldest * 86400,
+    To >= Newest.
 
 %!  items_between(+From, +To, -Items:list) is det.
 %!  items_between(+From, +To, +Max, -Items:list) is det.
