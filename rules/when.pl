@@ -82,12 +82,17 @@ Phrase = "two weeks ago", ...
 goal_time_window(Goal, Now0, From-To, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    append(Before, Rest, Words),
-    ( last(Before, Prev) -> true ; Prev = none ),
-    phrase(time_phrase(Prev, Now, From, To), Rest, After),
-    append(Used, After, Rest), !,
+    first_time_(Words, none, Now, From, To, Used), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+% first_time_(+Words, +Prev, +Now, -From, -To, -Used): the first time the words name, Used the
+% words it was read from, Prev the word before Words (a bound after a unit is none).
+first_time_(Words, Prev, Now, From, To, Used) :-
+    phrase(time_phrase(Prev, Now, From, To), Words, After), !,
+    append(Used, After, Words).
+first_time_([W|Ws], _, Now, From, To, Used) :-
+    first_time_(Ws, W, Now, From, To, Used).
 
 %!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
 %
@@ -546,32 +551,36 @@ items_generation_(G) :-
 % July") and two times joined ("in January and March") are the span from the first to the
 % last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
 time_phrase(Prev, Now, From, To) -->
+    bound_word(Side),
     { \+ unit_word(Prev, _), Prev \== "night" },
-    bound_word(Side), time_point(Now, F, T, Slack), !,
+    time_point(Now, F, T, Slack), !,
     { bound_window(Side, Now, F, T, Slack, From, To) }.
 time_phrase(_, Now, From, To) -->
-    ( ["between"] ; ["from"] ), time_pair(time_point, Now, From, To), !.
+    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, From, To), !.
 time_phrase(_, Now, From, To) -->
-    time_pair(time_expression, Now, From, To), !.
-time_phrase(_, Now, From, To) -->
-    time_expression(Now, From, To, _).
+    time_pair(time_expression, one_or_two, Now, From, To).
 
-% time_pair(+First, +Now, -From, -To)//: two times joined ("January and March", "May to July"),
-% the first read by the grammar First (a month alone is a time only after "between" or
-% "from": time_point//4), the span from the first's start to the second's end. The second is read first as its latest
-% occurrence, then the first as its latest occurrence up to the second's end when it names a
-% month and no year: "between March and May" asked in April is March to May of last year.
-time_pair(First, Now, From, To, Words, Rest) :-
+% time_pair(+First, +Count, +Now, -From, -To)//: a time read by the grammar First (a month
+% alone is a time only after "between" or "from": time_point//4) and, Count `two`, one joined
+% to it ("January and March", "May to July"), or, `one_or_two`, maybe none: two are the span
+% from the first's start to the second's end. The second is its latest occurrence, and the
+% first, when it names a month and no year, its latest up to the second's end: "between March
+% and May" asked in April is March to May of last year.
+time_pair(First, Count, Now, From, To, Words, Rest) :-
     call(First, Now, F1, T1, _, Words, Mid),
-    time_joiner(Mid, Mid1),
-    time_point(Now, F2, T2, _, Mid1, Rest),
-    (   F2 < F1,
-        append(FirstWords, Mid, Words),
-        \+ ( member(W, FirstWords), year_word(W, _) ),
-        once(( member(W, FirstWords), month_word(W, _) )),
-        phrase(call(First, T2, F1b, T1b, _), FirstWords)
-    ->  From is min(F1b, F2), To is max(T1b, T2)
-    ;   From is min(F1, F2), To is max(T1, T2)
+    (   time_joiner(Mid, Mid1),
+        time_point(Now, F2, T2, _, Mid1, Rest0)
+    ->  Rest = Rest0,
+        (   F2 < F1,
+            append(FirstWords, Mid, Words),
+            \+ ( member(W, FirstWords), year_word(W, _) ),
+            once(( member(W, FirstWords), month_word(W, _) )),
+            phrase(call(First, T2, F1b, T1b, _), FirstWords)
+        ->  From is min(F1b, F2), To is max(T1b, T2)
+        ;   From is min(F1, F2), To is max(T1, T2)
+        )
+    ;   Count == one_or_two,
+        Rest = Mid, From = F1, To = T1
     ).
 
 % The words that make a time a bound, and on which side.
