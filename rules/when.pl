@@ -610,11 +610,17 @@ time_point(Now, From, To, 86400) -->
 % the window From-To names. Slack is how far the window reaches past the time itself on each
 % side (a day's window holds a day either side): "before X" ends where X starts and "after X"
 % starts where it ends; "until X" and "since X" hold X, with its slack. The open end is the
-% first moment of the year 1 or Now (a bound after Now, a plan, ends at its time).
+% first moment of the year 1 or Now; "after X" where nothing of X's end lies before Now (X runs
+% to Now, or is to come) is X's own window, not an empty one.
 bound_window(before, _, From, _, Slack, Open, To) :- open_start(Open), To is From + Slack.
 bound_window(until, _, _, To, _, Open, To) :- open_start(Open).
 bound_window(since, Now, From, To0, _, From, To) :- To is max(Now, To0).
-bound_window(after, Now, _, To0, Slack, From, To) :- From is To0 - Slack, To is max(Now, From).
+bound_window(after, Now, From0, To0, Slack, From, To) :-
+    From1 is To0 - Slack,
+    (   From1 < Now
+    ->  From = From1, To = Now
+    ;   From = From0, To = To0          % X runs to Now ("after last week") or is a plan: X
+    ).
 
 %!  open_start(-Stamp) is det.
 %

@@ -339,6 +339,8 @@ test(since_a_year_alone, [true(W == '2021-01-01'-'2023-03-11')]) :-
     window("what has Tomas built since 2021?", _, W).
 test(after_a_day_starts_at_its_end, [true(W == '2023-03-06'-'2023-03-11')]) :-
     window("what changed after 5 March", _, W).
+test(after_a_time_that_runs_to_now_is_that_time, [true(P-W == "after last week"-('2023-02-28'-'2023-03-11'))]) :-
+    window("what changed after last week", P, W).       % not the empty window from now to now
 test(last_month_name_is_before_this_month, [true(W == '2022-06-01'-'2022-07-01')]) :-
     window("what did I do last June", _, W).
 test(a_bound_on_no_time_is_no_window, [fail]) :-
