@@ -1037,7 +1037,8 @@ seed_ranking(Goal, Segment, K, Path, Seeds) :-
 jump_(Goal, Priors, Reader, Segment, K, Path, Seeds, Reserve) :-
     jump_(Goal, Priors, Reader, Segment, K, 0, Path, Seeds, Reserve).
 
-jump_(Goal, priors(Speaker, Anchor, About), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
+jump_(Goal, priors(Speaker, Anchor0, About), Reader, Segment, K, Page, Path, Seeds, Reserve) :-
+    weighing_anchor_(Anchor0, Anchor),
     (   Reader == none -> Fetch is max(max(K * 4, 48), Page) ; Fetch is max(max(K * 16, 192), Page) ),
     window_items_(Anchor, Segment, Reader, InWindow),
     timeless_goal_(Goal, Anchor, InWindow, Goal1),
@@ -1121,6 +1122,15 @@ named_lexical_(Names, Hits, TopicHits, Sem, Lex) :-
     sort(1, @<, More1, More),
     append(Hits, More, All),
     sort_by_score_(All, Lex).
+
+% weighing_anchor_(+Anchor, -Weighing): the window the jump weighs. One that holds every item
+% (window_holds_all/2: "before today" asked after the last turn) weighs none: it tells no item
+% apart, and its ×1.4 on every item, its words out of the search and its window's cosines only
+% moved the ranking by chance (a LongMemEval question lost evidence that way). The frame's
+% anchor line and receipt still say which window was read.
+weighing_anchor_(window(From, To, _), none) :-
+    window_holds_all(From, To), !.
+weighing_anchor_(Anchor, Anchor).
 
 % timeless_goal_(+Goal, +Anchor, +InWindow, -Goal1): Goal without the words of the time it
 % names, for the embedder and BM25. Those words say when, which the window weighs

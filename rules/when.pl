@@ -3,6 +3,7 @@
             memory_now/1,               % -Stamp
             memory_newest/1,            % -Stamp
             memory_now_for/2,           % +Goal, -Stamp
+            window_holds_all/2,         % +From, +To
             items_between/3,            % +From, +To, -Items
             items_between/4,            % +From, +To, +Max, -Items
             item_stamp/2,               % +Item, -Stamp
@@ -46,12 +47,21 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | this week / month / year            | the last 7 / 31 / 366 days               |
   | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
   | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
-  | in / during / since / early / late March | that month's most recent occurrence up to Now |
+  | in / during / early / late March, last June | that month's most recent occurrence up to Now (last June: before Now's month) |
   | March 2023, in March 2023           | that month of that year                  |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
   | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
   | the week of 21 October (2022), the week of 2022-10-21 | that day and the six after it, ± a day |
+  | before / prior to X                | from the year 1 to where X starts (X's window without its slack) |
+  | until / till / up to X             | from the year 1 to X's end                |
+  | since X; after X                   | from X's start (after: X's end) to Now    |
+  | between X and Y, from X to Y, X and Y, X or Y | from the start of the earlier to the end of the later |
+
+A bound or a range may name a month, a weekday or a day bare ("until Friday", "before 5
+March", "between March and May"); a bare month must end the goal or a clause. A bound after a
+unit is none ("the day before yesterday" is yesterday). Of two times without a year the
+first is read up to the second ("between March and May" asked in April is last year's).
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -67,18 +77,25 @@ Phrase = "two weeks ago", ...
 
 %!  goal_time_window(+Goal:string, +Now, -Window:pair, -Phrase:string) is semidet.
 %
-%   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal, and
-%   Phrase the words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
+%   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal (with
+%   a second one joined to it, the span of both; a bound, an open interval), and Phrase the
+%   words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
 %   ISO 8601 text, as item_time/2 gives it.
 %   @error domain_error(iso_8601_time, Now) for text that is no time
 goal_time_window(Goal, Now0, From-To, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    append(_, Rest, Words),
-    phrase(expression(Now, From, To), Rest, After),
-    append(Used, After, Rest), !,
+    first_time_(Words, none, Now, From, To, Used), !,
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+% first_time_(+Words, +Prev, +Now, -From, -To, -Used): the first time the words name, Used the
+% words it was read from, Prev the word before Words (a bound after a unit is none).
+first_time_(Words, Prev, Now, From, To, Used) :-
+    phrase(time_phrase(Prev, Now, From, To), Words, After), !,
+    append(Used, After, Words).
+first_time_([W|Ws], _, Now, From, To, Used) :-
+    first_time_(Ws, W, Now, From, To, Used).
 
 %!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
 %
@@ -97,7 +114,7 @@ goal_recency_cue(Goal, Phrase) :-
         last_owner_(Owner),
         After = [Next|_],
         \+ memberchk(Next, ["name", "names"]),          % "my last name" is a surname
-        \+ phrase(expression(0, _, _), ["last"|After], _)
+        \+ phrase(time_expression(0, _, _, _), ["last"|After], _)
     ->  Cue = [Owner, "last"]
     ), !,
     atomic_list_concat(Cue, ' ', PhraseAtom),
@@ -243,6 +260,20 @@ stamp_arg_(Time, Stamp) :-
         )
     ;   type_error(posix_stamp_or_iso_8601, Time)
     ).
+
+%!  window_holds_all(+From:number, +To:number) is semidet.
+%
+%   The window From-To (POSIX stamps) holds every item memory has: it starts on or before the
+%   day of the oldest and ends at or after the newest. Such a window ("before today" asked
+%   after the last item was written) tells no item apart from another by its time. Fails
+%   when no item has a time.
+window_holds_all(From, To) :-
+    time_index_ready_,
+    nb_getval(when_memory_now, Newest),
+    Newest \== none,
+    nb_getval(when_time_days, Oldest-_),
+    From =< Oldest * 86400,
+    To >= Newest.
 
 %!  items_between(+From, +To, -Items:list) is det.
 %!  items_between(+From, +To, +Max, -Items:list) is det.
@@ -517,60 +548,149 @@ items_generation_(G) :-
 
 % --- grammar over lowercase words -------------------------------------------------------------
 
-expression(Now, From, To) -->
+% time_phrase(+Prev, +Now, -From, -To)//: the time the goal names at this word, Prev the word
+% before it (`none` at the start). A bound ("before today", "since last June", "until Friday")
+% is an open interval, not the day it names; a range ("between March and May", "from May to
+% July") and two times joined ("in January and March") are the span from the first to the
+% last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
+time_phrase(Prev, Now, From, To) -->
+    bound_word(Side),
+    { \+ unit_word(Prev, _), Prev \== "night" },
+    time_point(Now, F, T, Slack), !,
+    { bound_window(Side, Now, F, T, Slack, From, To) }.
+time_phrase(_, Now, From, To) -->
+    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, From, To), !.
+time_phrase(_, Now, From, To) -->
+    time_pair(time_expression, one_or_two, Now, From, To).
+
+% time_pair(+First, +Count, +Now, -From, -To)//: a time read by the grammar First (a month
+% alone is a time only after "between" or "from": time_point//4) and, Count `two`, one joined
+% to it ("January and March", "May to July"), or, `one_or_two`, maybe none: two are the span
+% from the first's start to the second's end. The second is its latest occurrence, and the
+% first, when it names a month and no year, its latest up to the second's end: "between March
+% and May" asked in April is March to May of last year.
+time_pair(First, Count, Now, From, To, Words, Rest) :-
+    call(First, Now, F1, T1, _, Words, Mid),
+    (   time_joiner(Mid, Mid1),
+        time_point(Now, F2, T2, _, Mid1, Rest0)
+    ->  Rest = Rest0,
+        (   F2 < F1,
+            append(FirstWords, Mid, Words),
+            \+ ( member(W, FirstWords), year_word(W, _) ),
+            once(( member(W, FirstWords), month_word(W, _) )),
+            phrase(call(First, T2, F1b, T1b, _), FirstWords)
+        ->  From is min(F1b, F2), To is max(T1b, T2)
+        ;   From is min(F1, F2), To is max(T1, T2)
+        )
+    ;   Count == one_or_two,
+        Rest = Mid, From = F1, To = T1
+    ).
+
+% The words that make a time a bound, and on which side.
+bound_word(before) --> ( ["before"] ; ["prior", "to"] ; ["earlier", "than"] ), !.
+bound_word(until) --> ( ["until"] ; ["till"] ; ["up", "until"] ; ["up", "to"] ), !.
+bound_word(since) --> ["since"], !.
+bound_word(after) --> ( ["after"] ; ["later", "than"] ), !.
+
+time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
+
+% A time as a bound, a range's end or the second of two names it: any expression, or, as the
+% word before says it is a time, a month alone ("and March", "to July") where it ends the goal
+% or a clause ("and may I ask" is no May), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
+% month ("before 5 March").
+time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
+time_point(Now, From, To, 0) --> month(M), year_ends, !,
+    { calendar_span(Now, none, M, none, From, To) }.
+time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
+    { year_span(Y, From, To) }.
+time_point(Now, From, To, 86400) --> weekday(D), !,
+    { last_weekday(Now, D, Day), From is Day - 86400, To is Day + 2 * 86400 }.
+time_point(Now, From, To, 86400) -->
+    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+
+% bound_window(+Side, +Now, +From, +To, +Slack, -BFrom, -BTo): the open interval a bound on
+% the window From-To names. Slack is how far the window reaches past the time itself on each
+% side (a day's window holds a day either side): "before X" ends where X starts and "after X"
+% starts where it ends; "until X" and "since X" hold X, with its slack. The open end is the
+% first moment of the year 1 or Now; "after X" where nothing of X's end lies before Now (X runs
+% to Now, or is to come) is X's own window, not an empty one.
+bound_window(before, _, From, _, Slack, Open, To) :- open_start(Open), To is From + Slack.
+bound_window(until, _, _, To, _, Open, To) :- open_start(Open).
+bound_window(since, Now, From, To0, _, From, To) :- To is max(Now, To0).
+bound_window(after, Now, From0, To0, Slack, From, To) :-
+    From1 is To0 - Slack,
+    (   From1 < Now
+    ->  From = From1, To = Now
+    ;   From = From0, To = To0          % X runs to Now ("after last week") or is a plan: X
+    ).
+
+%!  open_start(-Stamp) is det.
+%
+%   The first moment of the year 1 (UTC): where a window that a bound leaves open ("before
+%   today") starts.
+open_start(-62135596800).
+
+time_expression(Now, From, To, S) -->
     amount(N), unit(U), ["ago"], !,
     { Center is Now - N * U,
-      Slack is max(86400, N * U / 4),
-      From is Center - Slack, To is Center + Slack }.
-expression(Now, From, To) -->
+      S is max(86400, N * U / 4),
+      From is Center - S, To is Center + S }.
+time_expression(Now, From, To, 0) -->
     ( ["last"] ; ["past"] ; ["previous"] ), amount(N), unit(U), !,
     { From is Now - N * U * 1.1, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["last"] ; ["past"] ; ["previous"] ), unit(U), !,
     { From is Now - 1.5 * U, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["yesterday"] ; ["last", "night"] ), !,
     { From is Now - 2 * 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     ( ["last", "weekend"] ; ["over", "the", "weekend"] ), !,
     { last_weekend(Now, Saturday),
       From is Saturday - 86400, To is Saturday + 3 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ( ["today"] ; ["tonight"] ; ["this", "morning"] ; ["this", "afternoon"] ; ["this", "evening"] ), !,
     { From is Now - 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     ["this"], this_span(Days), !,
     { From is Now - Days * 86400, To = Now }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     ["week", "of"], week_start(Now, Day), !,           % "the week of 21 October": 7 days on
     { From is Day - 86400, To is Day + 8 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, S) -->
     optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
-    { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
+time_expression(Now, From, To, 86400) -->
     ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
     { last_weekday(Now, D, Day),
       From is Day - 86400, To is Day + 2 * 86400 }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
+    ["last"], month(M), !,                             % "last June": before Now's month
+    { last_month_before(Now, M, From, To) }.
+time_expression(Now, From, To, S) -->
     month_cue, month(M), optional_day(D), optional_year(Y), !,
-    { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
+time_expression(Now, From, To, 86400) -->
     month(M), day_number(D), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 0) -->
     month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
     { calendar_span(Now, Y, M, none, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     day_before_month(D), month(M), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(Now, From, To) -->
+time_expression(Now, From, To, 86400) -->
     optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
     { calendar_span(Now, Y, M, D, From, To) }.
-expression(_Now, From, To) -->
+time_expression(_Now, From, To, 0) -->
     year_cue, year(Y), year_ends, !,
-    { date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
-      Y1 is Y + 1,
-      date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To) }.
+    { year_span(Y, From, To) }.
+
+% How far a date's window reaches past it on each side (calendar_span/6): a day either side
+% of a day, nothing around a month.
+day_slack(none, 0) :- !.
+day_slack(_, 86400).
 
 amount(N) --> [W], { number_word(W, N) }, !.
 amount(N) --> [W], { atom_number(W, N), integer(N), N > 0, N < 1000 }, !.
@@ -605,7 +725,7 @@ weekday_word("thursday", 4).  weekday_word("friday", 5).    weekday_word("saturd
 weekday_word("sunday", 7).
 
 % A month name counts only after a cue or before a day number: "may" and "march" are verbs too.
-month_cue --> ( ["in"] ; ["during"] ; ["since"] ; ["early"] ; ["late"] ; ["mid"] ; ["of"] ; ["until"] ), !.
+month_cue --> ( ["in"] ; ["during"] ; ["early"] ; ["late"] ; ["mid"] ; ["of"] ), !.   % "since", "until": bounds
 
 month(M) --> [W], { month_word(W, M) }.
 
@@ -731,6 +851,11 @@ calendar_span(Now, Y0, M, D, From, To) :-
     From is Day - 86400,
     To is Day + 2 * 86400.
 
+year_span(Y, From, To) :-
+    date_time_stamp(date(Y, 1, 1, 0, 0, 0, 0, -, -), From),
+    Y1 is Y + 1,
+    date_time_stamp(date(Y1, 1, 1, 0, 0, 0, 0, -, -), To).
+
 month_span_(Y, M, From, To) :-
     date_time_stamp(date(Y, M, 1, 0, 0, 0, 0, -, -), From),
     ( M =:= 12 -> Y1 is Y + 1, M1 = 1 ; Y1 = Y, M1 is M + 1 ),
@@ -745,6 +870,13 @@ last_weekend(Now, Saturday) :-
     Back0 is (W - 6) mod 7,
     ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
     Saturday is Today - Back * 86400.
+
+% last_month_before(+Now, +M, -From, -To): month M of the latest year where it ends by the
+% start of Now's month ("last June" asked in June is a year ago).
+last_month_before(Now, M, From, To) :-
+    stamp_date_time(Now, date(Y0, M0, _, _, _, _, _, _, _), 'UTC'),
+    ( M < M0 -> Y = Y0 ; Y is Y0 - 1 ),
+    month_span_(Y, M, From, To).
 
 % The span of month M in the latest year where it does not start after Now.
 last_month_span(Now, M, From, To) :-

@@ -1008,6 +1008,27 @@ def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_ho
     assert not any("in_window" in f for f in unanchored)
 
 
+def test_a_bound_anchors_to_an_open_window_and_two_times_to_their_span(conversation_home):
+    """"before 20 May" is everything up to that day, not the day; "in May and June" both months.
+
+    Before, the frame was anchored to "on 20 may" alone (its day either side) and to May alone."""
+    def anchor(goal):
+        out = conversation_home("hydrate", "--goal", goal, "--budget", "400", "--format", "json")
+        assert out.exit_code == 0, out.output
+        frame = json.loads(out.output)
+        line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
+        return frame["receipt"]["anchor"], line
+
+    bound, line = anchor("What did Priya say before 20 May?")
+    assert bound == {"phrase": "before 20 may", "from": "0001-01-01T00:00:00Z",
+                     "to": "2023-05-20T00:00:00Z"}
+    assert line.startswith('anchored to "before 20 may": up to Sat 2023-05-20 00:00 · ')
+    assert not line.endswith(" 0 facts inside")          # 8 May's turns lie inside
+    span, line = anchor("What did Priya and Tomás talk about in May and June?")
+    assert span == {"phrase": "in may and june", "from": "2023-05-01T00:00:00Z",
+                    "to": "2023-06-02T09:05:00Z"}    # June is cut at now, the newest item
+
+
 def test_homes_written_before_speakers_replay_with_the_role(home):
     """Items from journals without speaker links (older homes, role-only formats) answer
     item_speaker/2 with their role, before and after the home is reopened from its journal."""

@@ -790,12 +790,19 @@ def _named_receipt(receipt_id: str) -> str:
     return f" · receipt {receipt_id}" if receipt_id else ""
 
 
+# Where a window a bound leaves open starts (rules/when.pl, open_start/1): the year 1.
+OPEN_WINDOW_START = "0001-01-01T00:00:00"
+
+
 def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
     # how many facts lie inside the window (the receipt's in_window): none says that memory
     # holds nothing written then or naming a day then, and the facts shown are from other times.
     # Its ends as the frame writes every other time (`Tue 2022-03-01 00:00`, the weekday and
     # the day of the day lines, as cheap as the ISO stamp the receipt keeps)
-    return (f"anchored to \"{phrase}\": {_when(start)[1:] or start} .. {_when(end)[1:] or end}"
+    # A bound ("before today") leaves its start open: the year 1 (rules/when.pl, open_start/1)
+    # is written as what it means, not as a day
+    shown_start = "up to" if start.startswith(OPEN_WINDOW_START) else f"{_when(start)[1:] or start} .."
+    return (f"anchored to \"{phrase}\": {shown_start} {_when(end)[1:] or end}"
             f" · {inside} facts inside")
 
 

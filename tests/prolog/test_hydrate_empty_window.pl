@@ -70,4 +70,19 @@ test(a_window_holding_an_item_leaves_its_words_out_of_the_search,
     once(searched(Q0)),
     text_to_string(Q0, Q).
 
+% A window holding every item ("since 2023" of chats from May 2024) tells none apart: it
+% weighs nothing and the goal is searched whole. Before, its words left the search.
+test(a_window_holding_every_item_keeps_its_words_in_the_search,
+     [setup(memory_of_may), true(Q == "Which novel did I finish since 2023?")]) :-
+    ranking("Which novel did I finish since 2023?", _),
+    once(searched(Q0)),
+    text_to_string(Q0, Q).
+
+% A bound that leaves an item out (since 12 May: the 10 May turn) weighs as before.
+test(a_bound_leaving_an_item_out_weighs,
+     [setup(memory_of_may), true(Q == "Which novel did I finish")]) :-
+    ranking("Which novel did I finish since May 12?", _),
+    once(searched(Q0)),
+    text_to_string(Q0, Q).
+
 :- end_tests(hydrate_empty_window).

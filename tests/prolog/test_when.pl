@@ -307,3 +307,57 @@ test(a_time_no_reader_knows_has_no_stamp, [fail]) :-
     atc_when:item_stamp_("soon", _).
 
 :- end_tests(item_stamps).
+
+/* Two times and bounds (now: Saturday 2023-03-11). Before, only the first of two named times
+   was read ("in January and March" was January alone) and a bound was read as the day it
+   names ("before today" was the window "today", "since last June" no window at all). */
+:- begin_tests(when_spans_and_bounds).
+
+test(two_months_joined_are_their_span, [true(P-W == "in january and march"-('2023-01-01'-'2023-03-11'))]) :-
+    window("What was the page count of the two novels Rahul finished in January and March?", P, W).
+test(two_cued_months, [true(W == '2022-12-01'-'2023-03-01')]) :-
+    window("what did I cook in December and in February", _, W).
+test(range_between_months, [true(P-W == "between march and may"-('2022-03-01'-'2022-06-01'))]) :-
+    window("Which trips did I take between March and May?", P, W).   % March of this year is cut at now: the span is last year's
+test(range_from_to, [true(P-W == "from may to july"-('2022-05-01'-'2022-08-01'))]) :-
+    window("What did Aisha work on from May to July?", P, W).
+test(range_of_days_in_digits, [true(W == '2023-01-01'-'2023-01-22')]) :-
+    window("what failed between 2023-01-02 and 2023-01-20", _, W).
+test(a_month_verb_after_and_is_no_second_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
+    window("what did I buy in January and may I ask why", P, W).
+test(before_today_ends_where_today_starts, [true(P-W == "before today"-('1-01-01'-'2023-03-10'))]) :-
+    window("Which airlines did I fly with before today?", P, W).
+test(before_a_day_ends_at_its_start, [true(W == '1-01-01'-'2023-03-05')]) :-
+    window("what did we ship before 5 March", _, W).
+test(until_a_weekday_holds_it, [true(P-W == "until friday"-('1-01-01'-'2023-03-12'))]) :-
+    window("what was planned until Friday", P, W).
+test(since_last_june_runs_to_now, [true(P-W == "since last june"-('2022-06-01'-'2023-03-11'))]) :-
+    window("What have I bought since last June?", P, W).
+test(since_a_month_runs_to_now, [true(W == '2023-03-01'-'2023-03-11')]) :-
+    window("what broke since March", _, W).
+test(since_a_year_alone, [true(W == '2021-01-01'-'2023-03-11')]) :-
+    window("what has Tomas built since 2021?", _, W).
+test(after_a_day_starts_at_its_end, [true(W == '2023-03-06'-'2023-03-11')]) :-
+    window("what changed after 5 March", _, W).
+test(after_a_time_that_runs_to_now_is_that_time, [true(P-W == "after last week"-('2023-02-28'-'2023-03-11'))]) :-
+    window("what changed after last week", P, W).       % not the empty window from now to now
+test(last_month_name_is_before_this_month, [true(W == '2022-06-01'-'2022-07-01')]) :-
+    window("what did I do last June", _, W).
+test(a_bound_on_no_time_is_no_window, [fail]) :-
+    window("what changed after the move", _, _).
+test(the_day_before_yesterday_is_no_bound, [true(P == "yesterday")]) :-
+    window("what did I eat the day before yesterday", P, _).
+
+% The receipt's anchor says which window was read: an open start is the year 1.
+test(receipt_anchor_of_a_bound,
+     [true(M == [from-"0001-01-01T00:00:00Z", phrase-"before today", to-"2023-03-10T05:28:00Z"])]) :-
+    now(Now),
+    atc_hydrate:time_anchor_("Which airlines did I fly with before today?", Now, _, A),
+    atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
+test(receipt_anchor_of_two_times,
+     [true(M == [from-"2023-01-01T00:00:00Z", phrase-"in january and march", to-"2023-03-11T05:28:00Z"])]) :-
+    now(Now),
+    atc_hydrate:time_anchor_("the two novels I finished in January and March", Now, _, A),
+    atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
+
+:- end_tests(when_spans_and_bounds).
