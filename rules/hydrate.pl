@@ -2204,23 +2204,37 @@ story_neighbour_(Reader, Id, Other, 0.6, near) :-
     seen_turn_(Reader, S, Q, Step, Reach, Other).
 
 % seen_turn_(+Reader, +Session, +Seq, +Step, +Reach, -Other): Other is the first item of
-% Session past Seq in Step's direction that Reader sees, at most Reach places away (a place
-% may be empty: an erased item's).
+% Session past Seq in Step's direction that Reader sees: looked up place by place for Reach
+% places (a place may be empty: an erased item's), then, for a grantee, among the session's
+% items beyond (seen_turn_beyond_/5).
 seen_turn_(Reader, S, Q, Step, Reach, Other) :-
-    Reach > 0,
     Q1 is Q + Step,
     Q1 >= 0,
-    (   session_item(S, Q1, O), readable_(Reader, O)
+    (   Reach =:= 0
+    ->  Reader \== none,
+        seen_turn_beyond_(Reader, S, Q, Step, Other)
+    ;   session_item(S, Q1, O), readable_(Reader, O)
     ->  Other = O
     ;   Reach1 is Reach - 1,
         seen_turn_(Reader, S, Q1, Step, Reach1, Other)
     ).
 
-% How far the story looks past turns its reader does not see: the owner sees every turn (the
-% one next to the seed, or none there); a grantee looks past up to 100 hidden or empty places
-% each side (each a lookup of the policy: a kept set's ~2 µs, else ~40 µs), so a seed at a
-% session's end costs a bounded walk, and only a run of more than 100 hidden turns leaves a
-% seed without its story there.
+% seen_turn_beyond_(+Reader, +Session, +Seq, +Step, -Other): the nearest item of Session past
+% Seq in Step's direction that Reader sees, from the session's items listed by their places.
+% Stopping at story_reach_/2's places left a seed past a run of more than 100 hidden turns
+% without its story, where one past 100 or fewer had it: whether the next turn came told the
+% grantee how long the hidden run was.
+seen_turn_beyond_(Reader, S, Q, Step, Other) :-
+    findall(D-O, ( session_item(S, Q2, O), D is (Q2 - Q) * Step, D > 0 ), Pairs),
+    keysort(Pairs, ByDistance),
+    member(_-Other, ByDistance),
+    readable_(Reader, Other), !.
+
+% How far the story looks place by place past turns its reader does not see: the owner sees
+% every turn (the one next to the seed, or none there); a grantee looks past up to 100 hidden
+% or empty places each side (each a lookup of the policy: a kept set's ~2 µs, else ~40 µs),
+% then among the session's items beyond, so only a seed past a longer hidden run, or at the
+% session's end, pays for reading the session's items.
 story_reach_(none, 1) :- !.
 story_reach_(_, 100).
 
