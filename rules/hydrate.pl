@@ -2259,7 +2259,10 @@ shared_entity_(Reader, Id, Other) :-
 % first, take every place (a seed touching a file 420 hidden records touch had no neighbour by
 % it), which told them such records exist. Past walk_scan_/1 candidates read they are sought
 % among the records Reader may see (listed_record_/2), so hidden ones never cost
-% more than that.
+% more than that; where those cannot be listed (a grant of the whole home or by a tag, an
+% entity or a time alone, past reader_set_limit_/1 items) the candidates are read on, to
+% reader_fetch_cap_/1 as the searches fetch: stopping at 400 left a seed of a whole-home
+% grantee no neighbour where hidden records came first.
 :- meta_predicate first_seen_(+, +, ?, 0).
 first_seen_(none, Most, _, Candidate) :- !,
     limit(Most, Candidate).
@@ -2271,8 +2274,13 @@ first_seen_(Reader, Most, Other, Candidate) :-
                                  readable_(Reader, Other) )),
             Seen0),
     length(Seen0, N),
-    (   N < Most, arg(1, Read, Scan), records_listed_(Reader)
-    ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+    (   N < Most, arg(1, Read, Scan)
+    ->  (   records_listed_(Reader)
+        ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+        ;   reader_fetch_cap_(Cap),
+            findall(Other, limit(Most, ( limit(Cap, Candidate), readable_(Reader, Other) )),
+                    Seen)
+        )
     ;   Seen = Seen0
     ),
     member(Other, Seen).
@@ -2409,14 +2417,20 @@ rare_entity_(Reader, E) :-
 % grants name), once the holders read passed bridge_scan_/1. Stopping there called E common
 % for them whoever held it: two holders they see beside 400 hidden ones made no bridge, which
 % told them hidden records name E. Where neither can be listed (a grant of the whole home,
-% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) E stays common.
+% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) the holders are read
+% on, to reader_fetch_cap_/1 as the searches fetch (E was common for them past 400, however
+% few they saw).
 reader_holders_(Reader, E, Max, N) :-
     Over is Max + 1,
     (   records_listed_(Reader)
     ->  aggregate_all(count,
                       limit(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) )),
                       N)
-    ;   N = Over
+    ;   reader_fetch_cap_(Cap),
+        aggregate_all(count,
+                      limit(Over, ( limit(Cap, ( distilled(X, entity, E), item(X) )),
+                                    readable_(Reader, X) )),
+                      N)
     ).
 
 bridge_scan_(400).
