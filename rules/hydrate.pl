@@ -2224,11 +2224,34 @@ seen_turn_(Reader, S, Q, Step, Reach, Other) :-
 % Stopping at story_reach_/2's places left a seed past a run of more than 100 hidden turns
 % without its story, where one past 100 or fewer had it: whether the next turn came told the
 % grantee how long the hidden run was.
+% The session's last place and its places are kept between frames (session_places_/3), so a
+% seed at the session's end pays a lookup of its last place, not a read of its items.
 seen_turn_beyond_(Reader, S, Q, Step, Other) :-
-    findall(D-O, ( session_item(S, Q2, O), D is (Q2 - Q) * Step, D > 0 ), Pairs),
-    keysort(Pairs, ByDistance),
-    member(_-Other, ByDistance),
-    readable_(Reader, Other), !.
+    (   Step =:= 1
+    ->  session_places_(last, S, Last),
+        Q < Last,
+        session_places_(pairs, S, Places),
+        member(Q2-O, Places), Q2 > Q
+    ;   session_places_(pairs, S, Places),
+        reverse(Places, Backwards),
+        member(Q2-O, Backwards), Q2 < Q
+    ),
+    readable_(Reader, O), !,
+    Other = O.
+
+% session_places_(+What, +Session, -Value): of Session's live items, the greatest place
+% (What = last; -1 for none) or their Seq-Handle pairs in order (What = pairs), kept while
+% the items stand still (each kept apart: the last place alone is a small copy to read).
+session_places_(What, S, Value) :-
+    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
+    modified_(atc_journal:tombstone_(_, _, _), T),
+    kept_(session_places(What), S, g(I, T), session_places_made_(What, S), Value).
+
+session_places_made_(pairs, S, Pairs) :-
+    findall(Q-O, session_item(S, Q, O), Pairs0),
+    keysort(Pairs0, Pairs).
+session_places_made_(last, S, Last) :-
+    (   aggregate_all(max(Q), session_item(S, Q, _), Max) -> Last = Max ; Last = -1 ).
 
 % How far the story looks place by place past turns its reader does not see: the owner sees
 % every turn (the one next to the seed, or none there); a grantee looks past up to 100 hidden
