@@ -2221,23 +2221,60 @@ story_neighbour_(Reader, Id, Other, 0.6, near) :-
     seen_turn_(Reader, S, Q, Step, Reach, Other).
 
 % seen_turn_(+Reader, +Session, +Seq, +Step, +Reach, -Other): Other is the first item of
-% Session past Seq in Step's direction that Reader sees, at most Reach places away (a place
-% may be empty: an erased item's).
+% Session past Seq in Step's direction that Reader sees: looked up place by place for Reach
+% places (a place may be empty: an erased item's), then, for a grantee, among the session's
+% items beyond (seen_turn_beyond_/5).
 seen_turn_(Reader, S, Q, Step, Reach, Other) :-
-    Reach > 0,
     Q1 is Q + Step,
     Q1 >= 0,
-    (   session_item(S, Q1, O), readable_(Reader, O)
+    (   Reach =:= 0
+    ->  Reader \== none,
+        seen_turn_beyond_(Reader, S, Q, Step, Other)
+    ;   session_item(S, Q1, O), readable_(Reader, O)
     ->  Other = O
     ;   Reach1 is Reach - 1,
         seen_turn_(Reader, S, Q1, Step, Reach1, Other)
     ).
 
-% How far the story looks past turns its reader does not see: the owner sees every turn (the
-% one next to the seed, or none there); a grantee looks past up to 100 hidden or empty places
-% each side (each a lookup of the policy: a kept set's ~2 µs, else ~40 µs), so a seed at a
-% session's end costs a bounded walk, and only a run of more than 100 hidden turns leaves a
-% seed without its story there.
+% seen_turn_beyond_(+Reader, +Session, +Seq, +Step, -Other): the nearest item of Session past
+% Seq in Step's direction that Reader sees, from the session's items listed by their places.
+% Stopping at story_reach_/2's places left a seed past a run of more than 100 hidden turns
+% without its story, where one past 100 or fewer had it: whether the next turn came told the
+% grantee how long the hidden run was.
+% The session's last place and its places are kept between frames (session_places_/3), so a
+% seed at the session's end pays a lookup of its last place, not a read of its items.
+seen_turn_beyond_(Reader, S, Q, Step, Other) :-
+    (   Step =:= 1
+    ->  session_places_(last, S, Last),
+        Q < Last,
+        session_places_(pairs, S, Places),
+        member(Q2-O, Places), Q2 > Q
+    ;   session_places_(pairs, S, Places),
+        reverse(Places, Backwards),
+        member(Q2-O, Backwards), Q2 < Q
+    ),
+    readable_(Reader, O), !,
+    Other = O.
+
+% session_places_(+What, +Session, -Value): of Session's live items, the greatest place
+% (What = last; -1 for none) or their Seq-Handle pairs in order (What = pairs), kept while
+% the items stand still (each kept apart: the last place alone is a small copy to read).
+session_places_(What, S, Value) :-
+    modified_(atc_journal:item_(_, _, _, _, _, _, _, _, _, _), I),
+    modified_(atc_journal:tombstone_(_, _, _), T),
+    kept_(session_places(What), S, g(I, T), session_places_made_(What, S), Value).
+
+session_places_made_(pairs, S, Pairs) :-
+    findall(Q-O, session_item(S, Q, O), Pairs0),
+    keysort(Pairs0, Pairs).
+session_places_made_(last, S, Last) :-
+    (   aggregate_all(max(Q), session_item(S, Q, _), Max) -> Last = Max ; Last = -1 ).
+
+% How far the story looks place by place past turns its reader does not see: the owner sees
+% every turn (the one next to the seed, or none there); a grantee looks past up to 100 hidden
+% or empty places each side (each a lookup of the policy: a kept set's ~2 µs, else ~40 µs),
+% then among the session's items beyond, so only a seed past a longer hidden run, or at the
+% session's end, pays for reading the session's items.
 story_reach_(none, 1) :- !.
 story_reach_(_, 100).
 
@@ -2279,7 +2316,10 @@ shared_entity_(Reader, Id, Other) :-
 % first, take every place (a seed touching a file 420 hidden records touch had no neighbour by
 % it), which told them such records exist. Past walk_scan_/1 candidates read they are sought
 % among the records Reader may see (listed_record_/2), so hidden ones never cost
-% more than that.
+% more than that; where those cannot be listed (a grant of the whole home or by a tag, an
+% entity or a time alone, past reader_set_limit_/1 items) the candidates are read on, to
+% reader_fetch_cap_/1 as the searches fetch: stopping at 400 left a seed of a whole-home
+% grantee no neighbour where hidden records came first.
 :- meta_predicate first_seen_(+, +, ?, 0).
 first_seen_(none, Most, _, Candidate) :- !,
     limit(Most, Candidate).
@@ -2291,8 +2331,13 @@ first_seen_(Reader, Most, Other, Candidate) :-
                                  readable_(Reader, Other) )),
             Seen0),
     length(Seen0, N),
-    (   N < Most, arg(1, Read, Scan), records_listed_(Reader)
-    ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+    (   N < Most, arg(1, Read, Scan)
+    ->  (   records_listed_(Reader)
+        ->  findall(Other, limit(Most, ( listed_record_(Reader, Other), Candidate )), Seen)
+        ;   reader_fetch_cap_(Cap),
+            findall(Other, limit(Most, ( limit(Cap, Candidate), readable_(Reader, Other) )),
+                    Seen)
+        )
     ;   Seen = Seen0
     ),
     member(Other, Seen).
@@ -2429,12 +2474,16 @@ rare_entity_(Reader, E) :-
 % grants name), once the holders read passed bridge_scan_/1. Stopping there called E common
 % for them whoever held it: two holders they see beside 400 hidden ones made no bridge, which
 % told them hidden records name E. Where neither can be listed (a grant of the whole home,
-% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) E stays common.
+% or by a tag, an entity or a time alone, past reader_set_limit_/1 items) the holders are read
+% on, to reader_fetch_cap_/1 as the searches fetch (E was common for them past 400, however
+% few they saw).
 reader_holders_(Reader, E, Max, N) :-
     Over is Max + 1,
     (   records_listed_(Reader)
     ->  solutions_up_to_(Over, ( listed_record_(Reader, X), item(X), distilled(X, entity, E) ), N)
-    ;   N = Over
+    ;   reader_fetch_cap_(Cap),
+        solutions_up_to_(Over, ( limit(Cap, ( distilled(X, entity, E), item(X) )),
+                                 readable_(Reader, X) ), N)
     ).
 
 bridge_scan_(400).

@@ -46,16 +46,21 @@ WORKER = r"""
 import json, sys, time
 src, home, budget, plane = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 cells = None if sys.argv[5] == "auto" else False
+reader = sys.argv[6] or None
 sys.path.insert(0, src + "/host")
 from attention_cloud import Memory
 from attention_cloud.hydration import hydrate
+from attention_cloud.sharing import reader_hydrate
 mem = Memory.open(home)
 mem.jump.vectors.wait_for_index()
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     goal = json.loads(line)["goal"]
     wall, cpu = time.perf_counter(), time.process_time()
-    frame = hydrate(mem, goal, budget=budget, plane=plane, cells=cells, store_receipt=False)
+    if reader is None:
+        frame = hydrate(mem, goal, budget=budget, plane=plane, cells=cells, store_receipt=False)
+    else:
+        frame = reader_hydrate(mem, reader, goal, budget=budget, plane=plane, cells=cells)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     facts = [[f.handle, f.segment, f.level, f.tokens, f.seeded_by, f.score] for f in frame.facts]
     text = frame.text.split("\n", 2)[-1]
@@ -83,10 +88,11 @@ def tree_of(spec: str, scratch: Path) -> Path:
 class Worker:
     """One tree's process: hydrate a goal, answer its times and facts."""
 
-    def __init__(self, src: Path, home: Path, budget: int, plane: str, cells: str) -> None:
+    def __init__(self, src: Path, home: Path, budget: int, plane: str, cells: str,
+                 reader: str | None = None) -> None:
         env = dict(os.environ, PYTHONPATH=str(src / "host"))
         self.proc = subprocess.Popen([sys.executable, "-c", WORKER, str(src), str(home),
-                                      str(budget), plane, cells],
+                                      str(budget), plane, cells, reader or ""],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                      env=env)
         assert json.loads(self.proc.stdout.readline())["ready"]
@@ -160,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slowest", type=int, default=0, metavar="N",
                         help="also list the N goals of the largest CPU time (each goal's least "
                              "over the rounds, on each side): the frames that make the p95")
+    parser.add_argument("--as", dest="reader", metavar="PRINCIPAL",
+                        help="frame as this grantee of the home (reader_hydrate: each frame is "
+                             "logged to the home's audit.jsonl and its receipt stored, so give "
+                             "a copy of the home)")
     args = parser.parse_args(argv)
 
     if args.home is not None and args.base is None:
@@ -180,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         first, second = runs
         progress(f"{first}: {runs[first][0]} on {runs[first][1]}; "
                  f"{second}: {runs[second][0]} on {runs[second][1]}")
-        workers = {name: Worker(src, home, args.budget, args.plane, cells)
+        workers = {name: Worker(src, home, args.budget, args.plane, cells, args.reader)
                    for name, (src, home) in runs.items()}
         try:
             for goal in warm:

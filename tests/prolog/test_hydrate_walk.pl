@@ -149,6 +149,15 @@ test(hidden_holders_leave_a_thing_rare_for_a_reader_with_a_kept_set,
     atc_grants:reader_records(carol, _),        % the set is kept: the searches read it
     atc_hydrate:rare_entities_(carol, [c(v0, 1.0, relevance, 0, seed)], Carol).
 
+% A grant of the whole home with the hidden holders labelled private, in a home past the
+% reader's set limit: no kept set and no segment to list, so the count stopped at the first
+% 400 holders read and called the thing common for dave.
+test(hidden_holders_leave_a_thing_rare_for_a_reader_of_the_whole_home_past_the_limit,
+     [ setup(unlisted_reader_(dave, l2)), cleanup(unsetenv('ATC_READER_SET_LIMIT')),
+       true(Dave == ["Halvorsen"]) ]) :-
+    \+ atc_grants:reader_records(dave, _),
+    atc_hydrate:rare_entities_(dave, [c(v0, 1.0, relevance, 0, seed)], Dave).
+
 :- end_tests(hydrate_walk_hidden_holders).
 
 /* The walk's neighbours of a seed by a file it touches or the goal it serves, for a grantee:
@@ -176,6 +185,17 @@ hidden_neighbours :-
     grants_grant_add(g1, bob, [segment(pay)], l0, none),
     grants_grant_add(g2, carol, [session("seen")], l0, none).
 
+% unlisted_reader_(+Reader, +Ceiling): Reader holds a grant of the whole home, every record
+% of segment sec is private, and the home is past the reader's set limit (10 items here).
+unlisted_reader_(Reader, Ceiling) :-
+    setenv('ATC_READER_SET_LIMIT', 10),
+    (   principal(Reader, _) -> true ; grants_principal_add(Reader, person, false) ),
+    forall(( item(H), item_segment(H, sec), \+ grants_labelled(H) ),
+           grants_label(H, restriction, private)),
+    (   grant(_, _, Reader, [], _, _) -> true
+    ;   atom_concat(g_, Reader, Id), grants_grant_add(Id, Reader, [], Ceiling, none)
+    ).
+
 walk_neighbours_(Reader, Id, Role, Ns) :-
     findall(N, ( atc_hydrate:neighbour_(_{reader: Reader, trajectory: 0.5}, Id, N, _, Role),
                  atc_hydrate:readable_(Reader, N) ),
@@ -189,6 +209,15 @@ test(a_grantees_seed_reaches_the_records_they_see_past_hidden_ones,
      [true(Bob-Carol == [v1, v2]-[v1, v2])]) :-
     walk_neighbours_(bob, v0, near, Bob),
     walk_neighbours_(carol, v0, near, Carol).
+
+% As above for a grantee of the whole home, the hidden records labelled private, past the
+% reader's set limit (no kept set, no segment to list): the walk stopped at the first 400
+% records read and left dave's seed no neighbour by the file or the goal.
+test(a_whole_home_grantees_seed_reaches_the_records_they_see_past_the_limit,
+     [ setup(unlisted_reader_(dave, l0)), cleanup(unsetenv('ATC_READER_SET_LIMIT')),
+       true(Dave == [v1, v2]) ]) :-
+    \+ atc_grants:reader_records(dave, _),
+    walk_neighbours_(dave, v0, near, Dave).
 
 test(the_owners_walk_still_takes_the_first_records_it_reads, [true(N == 11)]) :-
     findall(X, atc_hydrate:neighbour_(_{reader: none, trajectory: 0.5}, v0, X, _, near), Xs),
