@@ -35,7 +35,8 @@ from typing import Any, BinaryIO
 
 import anyio
 from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
-                       JSONRPCNotification, jsonrpc_message_adapter)
+                       JSONRPCNotification, JSONRPCResponse,
+                       jsonrpc_message_adapter)
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -158,13 +159,48 @@ class ScreenedLines:
     """The client's lines for the SDK's ``stdio_server(stdin=...)``: the ones it reads pass on
     unchanged, the others are answered on its write stream (given to :meth:`answer_on` once
     the transport is open) and never reach it. A line over :data:`MAX_LINE_CHARS` is read no
-    further than that at a time, dropped to its end and answered with an error (id null)."""
+    further than that at a time, dropped to its end and answered with an error (id null).
+
+    At the end of stdin the lines end only once every request passed on has been answered
+    (or cancelled by the client): the end of the lines ends the SDK's session, which
+    cancelled the calls still running and answered each ``-32000 Connection closed``, while
+    the call went on in memory's worker thread, so a ``remember`` was stored after its client
+    was told it failed. A client that closes stdin, as the MCP specification's stdio shutdown
+    asks, thus reads the true answer to every request it sent; one that has gone altogether
+    ends the server at the first answer, on the broken pipe."""
 
     def __init__(self, wire: BinaryIO) -> None:
         # as the SDK reads stdin itself: UTF-8, undecodable bytes replaced
         self._text = TextIOWrapper(wire, encoding="utf-8", errors="replace")
         self._write: Any = None
         self._ready = anyio.Event()
+        self._unanswered: set[Any] = set()   # ids of requests passed on and not answered yet
+        self._all_answered = anyio.Event()
+        self._all_answered.set()
+
+    def _passed_on(self, line: str) -> None:
+        """Note the request LINE holds (it waits for an answer), or the request a
+        ``notifications/cancelled`` gives up (the SDK answers it no more)."""
+        message = _loads(line)
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return
+        if "id" in message:
+            self._unanswered.add(_id_key(message["id"]))
+            self._all_answered = anyio.Event()
+        elif message["method"] == "notifications/cancelled":
+            params = message.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self.answered(params["requestId"])
+
+    def answered(self, ident: Any) -> None:
+        """The request IDENT has its answer (or needs none any more)."""
+        self._unanswered.discard(_id_key(ident))
+        if not self._unanswered:
+            self._all_answered.set()
+
+    def watching(self, write_stream: Any) -> "AnswerWatch":
+        """WRITE_STREAM for the SDK's session, telling these lines of each answer sent."""
+        return AnswerWatch(write_stream, self)
 
     async def _readline(self, most: int) -> str:
         """The next line, or its first ``most`` characters ("" at the end of the input)."""
@@ -189,6 +225,7 @@ class ScreenedLines:
             else:
                 verdict = screen(line)
             if isinstance(verdict, str):
+                self._passed_on(verdict)
                 yield verdict
             elif verdict is not None:
                 await self._ready.wait()
@@ -196,6 +233,37 @@ class ScreenedLines:
                     await self._write.send(SessionMessage(verdict))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
+        await self._all_answered.wait()   # stdin ended: the calls still running answer first
+
+
+def _id_key(ident: Any) -> Any:
+    """A request id as a set holds it (an id a client sent as a list is no key)."""
+    return ident if isinstance(ident, (str, int, float, bool, type(None))) else repr(ident)
+
+
+class AnswerWatch:
+    """The SDK session's write stream, passed through, telling :class:`ScreenedLines` the id of
+    every response or error it carries."""
+
+    def __init__(self, stream: Any, lines: ScreenedLines) -> None:
+        self._stream = stream
+        self._lines = lines
+
+    async def send(self, item: Any) -> None:
+        await self._stream.send(item)
+        message = getattr(item, "message", None)
+        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            self._lines.answered(message.id)
+
+    async def __aenter__(self) -> "AnswerWatch":
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:    # close, aclose, clone ...
+        return getattr(self._stream, name)
 
 
 @contextmanager
