@@ -13,7 +13,9 @@ hands it every line it reads unchanged and answers the others itself, as JSON-RP
   id when it has one.
 
 A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
-on stderr. Blank lines are skipped.
+on stderr. Blank lines are skipped. The SDK's own ``-32602 Invalid request parameters``, which
+says nothing of why, is answered naming the params the method's types refuse, or that the
+request came before the handshake (:meth:`ScreenedLines.mended`).
 
 Over HTTP the SDK answers such a body itself, status 400, but with ``id`` null, a lone
 surrogate called a parse error (``unexpected end of hex escape``) and pydantic's report of many
@@ -34,8 +36,8 @@ from io import TextIOWrapper
 from typing import Any, BinaryIO
 
 import anyio
-from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
-                       JSONRPCNotification, JSONRPCResponse,
+from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ClientRequest, ErrorData,
+                       JSONRPCError, JSONRPCNotification, JSONRPCResponse,
                        jsonrpc_message_adapter)
 from pydantic import ValidationError
 
@@ -174,7 +176,9 @@ class ScreenedLines:
         self._text = TextIOWrapper(wire, encoding="utf-8", errors="replace")
         self._write: Any = None
         self._ready = anyio.Event()
-        self._unanswered: set[Any] = set()   # ids of requests passed on and not answered yet
+        # the requests passed on and not answered yet, by id
+        self._unanswered: dict[Any, dict[str, Any]] = {}
+        self._initialized = False            # the client's initialize was answered
         self._all_answered = anyio.Event()
         self._all_answered.set()
 
@@ -185,18 +189,41 @@ class ScreenedLines:
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             return
         if "id" in message:
-            self._unanswered.add(_id_key(message["id"]))
+            self._unanswered[_id_key(message["id"])] = message
             self._all_answered = anyio.Event()
         elif message["method"] == "notifications/cancelled":
             params = message.get("params")
             if isinstance(params, dict) and "requestId" in params:
                 self.answered(params["requestId"])
 
-    def answered(self, ident: Any) -> None:
-        """The request IDENT has its answer (or needs none any more)."""
-        self._unanswered.discard(_id_key(ident))
+    def answered(self, ident: Any) -> dict[str, Any] | None:
+        """The request IDENT has its answer (or needs none any more): the request, if it was
+        waiting for one."""
+        request = self._unanswered.pop(_id_key(ident), None)
         if not self._unanswered:
             self._all_answered.set()
+        return request
+
+    def mended(self, message: Any) -> Any:
+        """MESSAGE, an answer on its way to the client, crossed off; where it is the SDK's
+        ``Invalid request parameters`` (no word of which), that error naming the problem:
+        the request came before the handshake, or its params as the method's model reads
+        them (``Invalid params: name: Field required``)."""
+        request = self.answered(message.id)
+        if request is None:
+            return message
+        if isinstance(message, JSONRPCResponse) and request.get("method") == "initialize":
+            self._initialized = True
+        if not (isinstance(message, JSONRPCError) and message.error.code == INVALID_PARAMS
+                and message.error.message == "Invalid request parameters"):
+            return message
+        if not self._initialized:
+            return _error(message.id, INVALID_PARAMS, f"{request['method']} came before the "
+                          "session was initialized: send initialize, then "
+                          "notifications/initialized, first")
+        problem = params_problem(request)
+        return message if problem is None else _error(message.id, INVALID_PARAMS,
+                                                      f"Invalid params: {problem}")
 
     def watching(self, write_stream: Any) -> "AnswerWatch":
         """WRITE_STREAM for the SDK's session, telling these lines of each answer sent."""
@@ -236,6 +263,42 @@ class ScreenedLines:
         await self._all_answered.wait()   # stdin ended: the calls still running answer first
 
 
+def params_problem(request: dict[str, Any]) -> str | None:
+    """What the client request REQUEST's params lack for its method, read as the MCP types
+    read them (``name: Field required``), on one line; None when they read, or the method is
+    none the types know."""
+    model = _REQUEST_MODELS.get(request.get("method"))
+    if model is None:
+        return None
+    try:
+        model.model_validate({"method": request["method"], "params": request.get("params", {})},
+                             by_name=False)
+    except ValidationError as exc:
+        return "; ".join(f"{_field(err['loc'])}: {err['msg']}"
+                         for err in exc.errors(include_url=False))
+    return None
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    """A pydantic error's place in a request, as a field of its params (``name``)."""
+    parts = loc[1:] if len(loc) > 1 and loc[0] == "params" else loc
+    return ".".join(str(part) for part in parts) or "params"
+
+
+def _request_models() -> dict[str, Any]:
+    """Each client request's model by its method (``tools/call``: CallToolRequest)."""
+    from typing import get_args
+
+    models = {}
+    for model in get_args(ClientRequest):
+        (method,) = get_args(model.model_fields["method"].annotation)
+        models[method] = model
+    return models
+
+
+_REQUEST_MODELS = _request_models()
+
+
 def _id_key(ident: Any) -> Any:
     """A request id as a set holds it (an id a client sent as a list is no key)."""
     return ident if isinstance(ident, (str, int, float, bool, type(None))) else repr(ident)
@@ -250,10 +313,14 @@ class AnswerWatch:
         self._lines = lines
 
     async def send(self, item: Any) -> None:
-        await self._stream.send(item)
+        from mcp.shared.message import SessionMessage
+
         message = getattr(item, "message", None)
         if isinstance(message, (JSONRPCResponse, JSONRPCError)):
-            self._lines.answered(message.id)
+            mended = self._lines.mended(message)
+            if mended is not message:
+                item = SessionMessage(mended)
+        await self._stream.send(item)
 
     async def __aenter__(self) -> "AnswerWatch":
         await self._stream.__aenter__()

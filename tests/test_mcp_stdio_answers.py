@@ -1,10 +1,15 @@
-"""A real `atc mcp` whose client closes stdin while a call runs: the client still reads the
-call's true answer, and the server then ends.
+"""What a real `atc mcp` answers on stdio when its client ends or errs.
+
+A client that closes stdin while a call runs still reads the call's true answer, and the
+server then ends.
 
 The MCP specification's stdio shutdown has a client close the server's stdin and wait for it
 to exit. A `remember` still running then was answered `-32000 Connection closed` (the SDK's
 session ended at the end of stdin and cancelled the call) while memory's worker thread went
-on and stored the item: the agent was told the write failed and it had not."""
+on and stored the item: the agent was told the write failed and it had not.
+
+A request whose params its method's types refuse (a tools/call without a name), or one sent
+before the handshake, was answered `-32602 Invalid request parameters` with no word of why."""
 from __future__ import annotations
 
 import json
@@ -29,14 +34,14 @@ def _call(ident: int, tool: str, arguments: dict) -> str:
                        "params": {"name": tool, "arguments": arguments}}) + "\n"
 
 
-def _send_then_close(home: Path, lines: str) -> tuple[list[dict], int]:
+def _send_then_close(home: Path, lines: str, handshake: bool = True) -> tuple[list[dict], int]:
     """LINES written to a fresh `atc mcp` after the handshake, stdin closed at once (the
     server has not opened memory yet, so each call is still running): every reply it wrote
     before it ended, and its exit status."""
     server = subprocess.Popen([ATC, "mcp"], env={**os.environ, "ATC_HOME": str(home)},
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL)
-    out, _ = server.communicate((_INIT + lines).encode(), timeout=120)
+    out, _ = server.communicate(((_INIT if handshake else "") + lines).encode(), timeout=120)
     return [json.loads(line) for line in out.splitlines() if line.strip()], server.returncode
 
 
@@ -77,3 +82,27 @@ def test_every_request_sent_before_stdin_closed_is_answered_in_full(home: Path) 
     assert all("error" not in by_id[i] for i in (2, 3, 4)), replies
     assert by_id[3]["result"]["structuredContent"]["rows"], by_id[3]
     assert status == 0
+
+
+def test_params_a_method_cannot_read_are_named_in_one_line(home: Path) -> None:
+    lines = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params})
+                    + "\n" for i, method, params in (
+                        (2, "tools/call", {"arguments": {}}),
+                        (3, "tools/call", {"name": "query", "arguments": 5}),
+                        (4, "resources/read", {}),
+                        (5, "tools/call", {"name": "query", "arguments": {"goal": "true"}})))
+    replies, _ = _send_then_close(home, lines)
+    by_id = {r.get("id"): r for r in replies}
+    assert by_id[2]["error"] == {"code": -32602, "message": "Invalid params: name: Field required"}
+    assert by_id[3]["error"]["message"] == \
+        "Invalid params: arguments: Input should be a valid dictionary"
+    assert by_id[4]["error"]["message"] == "Invalid params: uri: Field required"
+    assert by_id[5]["result"]["structuredContent"]["rows"] == [{}]
+
+
+def test_a_request_before_the_handshake_says_so(home: Path) -> None:
+    replies, _ = _send_then_close(home, _call(2, "query", {"goal": "true"}), handshake=False)
+    (answer,) = replies
+    assert answer["error"] == {
+        "code": -32602, "message": "tools/call came before the session was initialized: send "
+                                   "initialize, then notifications/initialized, first"}
