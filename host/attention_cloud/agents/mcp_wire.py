@@ -196,20 +196,18 @@ class ScreenedLines:
             if isinstance(params, dict) and "requestId" in params:
                 self.answered(params["requestId"])
 
-    def answered(self, ident: Any) -> dict[str, Any] | None:
-        """The request IDENT has its answer (or needs none any more): the request, if it was
-        waiting for one."""
-        request = self._unanswered.pop(_id_key(ident), None)
+    def answered(self, ident: Any) -> None:
+        """The request IDENT has its answer (or needs none any more)."""
+        self._unanswered.pop(_id_key(ident), None)
         if not self._unanswered:
             self._all_answered.set()
-        return request
 
     def mended(self, message: Any) -> Any:
-        """MESSAGE, an answer on its way to the client, crossed off; where it is the SDK's
-        ``Invalid request parameters`` (no word of which), that error naming the problem:
-        the request came before the handshake, or its params as the method's model reads
-        them (``Invalid params: name: Field required``)."""
-        request = self.answered(message.id)
+        """MESSAGE, an answer on its way to the client; where it is the SDK's ``Invalid
+        request parameters`` (no word of which), that error naming the problem: the request
+        came before the handshake, or its params as the method's model reads them
+        (``Invalid params: name: Field required``)."""
+        request = self._unanswered.get(_id_key(message.id))
         if request is None:
             return message
         if isinstance(message, JSONRPCResponse) and request.get("method") == "initialize":
@@ -306,7 +304,7 @@ def _id_key(ident: Any) -> Any:
 
 class AnswerWatch:
     """The SDK session's write stream, passed through, telling :class:`ScreenedLines` the id of
-    every response or error it carries."""
+    every response or error once it is sent (mended by :meth:`ScreenedLines.mended`)."""
 
     def __init__(self, stream: Any, lines: ScreenedLines) -> None:
         self._stream = stream
@@ -316,11 +314,12 @@ class AnswerWatch:
         from mcp.shared.message import SessionMessage
 
         message = getattr(item, "message", None)
-        if isinstance(message, (JSONRPCResponse, JSONRPCError)):
-            mended = self._lines.mended(message)
-            if mended is not message:
-                item = SessionMessage(mended)
-        await self._stream.send(item)
+        if not isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            await self._stream.send(item)
+            return
+        mended = self._lines.mended(message)
+        await self._stream.send(item if mended is message else SessionMessage(mended))
+        self._lines.answered(message.id)   # sent: the lines may end now
 
     async def __aenter__(self) -> "AnswerWatch":
         await self._stream.__aenter__()
