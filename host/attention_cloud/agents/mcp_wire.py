@@ -15,7 +15,8 @@ hands it every line it reads unchanged and answers the others itself, as JSON-RP
 A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
 on stderr. Blank lines are skipped. The SDK's own ``-32602 Invalid request parameters``, which
 says nothing of why, is answered naming the params the method's types refuse, or that the
-request came before the handshake (:meth:`ScreenedLines.mended`).
+request came before the handshake (:meth:`ScreenedLines.mended`; over HTTP the params, in the
+answer's event stream: :func:`_mended_event`).
 
 Over HTTP the SDK answers such a body itself, status 400, but with ``id`` null, a lone
 surrogate called a parse error (``unexpected end of hex escape``) and pydantic's report of many
@@ -383,11 +384,19 @@ class ScreenedHTTP:
                 body.extend(message.get("body", b""))
             return message
 
+        streamed = [False]      # the answer is an event stream (no length to keep true)
+
         async def tap_send(message: Any) -> None:
             if message["type"] == "http.response.start" and message["status"] in (400, 202):
                 held.append(message)
                 return
+            if message["type"] == "http.response.start":
+                streamed[0] = not any(k.lower() == b"content-length"
+                                      for k, _ in message.get("headers", []))
             if not held:
+                if streamed[0] and message["type"] == "http.response.body":
+                    message = {**message, "body": _mended_event(message.get("body", b""),
+                                                                bytes(body))}
                 await send(message)
                 return
             held.append(message)
@@ -397,6 +406,33 @@ class ScreenedHTTP:
                 held.clear()
 
         await self.app(scope, tap_receive, tap_send)
+
+
+def _mended_event(chunk: bytes, body: bytes) -> bytes:
+    """An event-stream CHUNK of the SDK's answer to the request BODY, its ``-32602 Invalid
+    request parameters`` (no word of why) naming the params the method's types refuse, as
+    over stdio (:func:`params_problem`); any other chunk unchanged."""
+    if b'"Invalid request parameters"' not in chunk:
+        return chunk
+    request = _loads(body.decode("utf-8", errors="replace"))
+    if not isinstance(request, dict):
+        return chunk
+    lines = chunk.split(b"\n")
+    for i, line in enumerate(lines):
+        if not line.startswith(b"data: "):
+            continue
+        answer = _loads(line[6:].decode("utf-8", errors="replace"))
+        error = answer.get("error") if isinstance(answer, dict) else None
+        if not (isinstance(error, dict) and error.get("message") == "Invalid request parameters"
+                and answer.get("id") == request.get("id")):
+            continue
+        problem = params_problem(request)
+        if problem is not None:
+            mended = _error(answer["id"], INVALID_PARAMS, f"Invalid params: {problem}")
+            ending = b"\r" if line.endswith(b"\r") else b""
+            lines[i] = b"data: " + mended.model_dump_json(
+                by_alias=True, exclude_unset=True).encode() + ending
+    return b"\n".join(lines)
 
 
 def _mended(held: list[Any], body: bytes, max_body: int) -> list[Any]:
