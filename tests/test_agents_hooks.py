@@ -555,3 +555,37 @@ def test_a_deep_working_directory_is_captured_and_recalled(tmp_path: Path) -> No
     recalled = hook(home, "user-prompt", stdin=prompt)
     assert "ProcessorClient" in json.loads(recalled.stdout)["hookSpecificOutput"][
         "additionalContext"]
+
+
+def test_recall_draws_only_on_the_segments_it_names(tmp_path: Path) -> None:
+    """Recall for a prompt names its segments (the project's and the notes', or `--segment`),
+    but hydrate gave what they left unspent to every other segment that had relevant
+    candidates: another project's memory was injected, under its own heading, and empty
+    headings of unrelated segments filled the agent's context. Now the frame holds only the
+    named segments."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    for text, segment in (("the staging database is read-only on Fridays", "default"),
+                          ("the payments retry backoff is exponential with jitter",
+                           "project:srv-other-project"),
+                          ("the payments retry backoff was changed in PAY-212", "work")):
+        done = CliRunner().invoke(main, ["remember", text, "--segment", segment,
+                                         "--home", str(home)])
+        assert done.exit_code == 0, done.output
+    prompt = "how does the payments retry backoff work, and is staging read-only?"
+    for extra in ([], ["--segment", "default"]):
+        run = hook_here(home, "user-prompt", *extra,
+                        stdin=payload("user_prompt", cwd="/work/app", prompt=prompt,
+                                      session_id=f"s{len(extra)}", transcript_path=""))
+        assert run.returncode == 0, run.stderr
+        receipt = _receipt(home, run)
+        assert {f["segment"] for f in receipt["facts"]} <= {"default"}, receipt["facts"]
+        assert set(receipt["budget"]["segments"]) == {"default"}, receipt["budget"]
+        assert "jitter" not in run.stdout and "PAY-212" not in run.stdout, run.stdout
+        assert "## work" not in run.stdout and "srv-other" not in run.stdout, run.stdout
+        assert "read-only on Fridays" in run.stdout, run.stdout

@@ -32,6 +32,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (["show", "it_0000000000000000", "--as", "bob"], "it_0000000000000000: no such item"),
     (["receipt", "r_0000000000000000"], "r_0000000000000000: no such receipt"),
     (["receipt", "../../etc/passwd"], "../../etc/passwd: not a receipt id"),
+    # an id past a file name's length was a traceback (OSError: File name too long)
+    (["receipt", "r_" + "0" * 300], "r_" + "0" * 58 + "…: not a receipt id"),
+    (["receipt", "r_" + "é" * 200], "r_" + "é" * 58 + "…: not a receipt id"),
     (["forget", "it_0000000000000000", "--yes"], "it_0000000000000000: no such item"),
     # a session no item has exited 1, where a handle no item has exits 2
     (["forget", "--session", "no-such-session", "--yes"], "no-such-session: no items in"),

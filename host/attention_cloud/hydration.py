@@ -997,10 +997,18 @@ def receipt_text(receipt: dict[str, Any]) -> str:
     return json.dumps(receipt, ensure_ascii=False, separators=(",", ":"))
 
 
+#: What load_receipt reads as a receipt id: letters, digits and '_' (a receipt is r_ and 16 hex
+#: digits), no longer than a file name may be.
+_RECEIPT_ID = re.compile(r"[A-Za-z0-9_]{1,128}")
+
+
 def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
     """A stored receipt by id; InputError when there is none."""
-    if not receipt_id.replace("_", "").isalnum():
-        raise BadArgument(f"{receipt_id}: not a receipt id")
+    if not _RECEIPT_ID.fullmatch(receipt_id):
+        # an id past a file name's length was an OSError (File name too long): a traceback
+        # under atc, an unexpected error from the MCP receipt tool; a long one is cut short
+        shown = receipt_id if len(receipt_id) <= 60 else f"{receipt_id[:60]}…"
+        raise BadArgument(f"{shown}: not a receipt id")
     path = home / "receipts" / f"{receipt_id}.json"
     if not path.exists():
         raise BadArgument(f"{receipt_id}: no such receipt in {home} (each reader's oldest "

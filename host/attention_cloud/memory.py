@@ -56,7 +56,8 @@ if TYPE_CHECKING:  # the result types, for type checkers: their modules load on 
 _current: "Memory | None" = None
 
 #: A saved rule's name: the stem of its file in the home's ``rules/``.
-_RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: What a saved rule's name is (and the stem of its file in the home's ``rules/``).
+RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 #: The largest rules file ``--rules`` reads (the Prolog side checks the text it loads too).
 MAX_RULES_BYTES = 1_000_000
@@ -960,7 +961,7 @@ class Memory:
         there is no saved rule of that name. Only files in the home's ``rules/`` are touched.
         The file name ``NAME.pl`` names rule ``NAME`` (``atc rules add fixes.pl`` saved
         ``fixes``)."""
-        if isinstance(name, str) and name.endswith(".pl") and _RULE_NAME.fullmatch(name[:-3]):
+        if isinstance(name, str) and name.endswith(".pl") and RULE_NAME.fullmatch(name[:-3]):
             name = name[:-3]
         path = self._rule_path(name)
         if not path.is_file() or path.is_symlink():
@@ -971,7 +972,7 @@ class Memory:
         """The file of saved rule ``name``: UsageError unless ``name`` is a plain rule name
         (letters, digits, '-' and '_', starting with a letter or digit; no path separators,
         no '..'), so the path stays inside the home's ``rules/``."""
-        if not isinstance(name, str) or not _RULE_NAME.fullmatch(name):
+        if not isinstance(name, str) or not RULE_NAME.fullmatch(name):
             raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_' "
                              "(starting with a letter or digit, at most 64)")
         path = self.rules_dir / f"{name}.pl"
@@ -1570,7 +1571,7 @@ def list_saved_rules(home: str | os.PathLike[str] | None = None) -> list[dict[st
 
 def _rule_files_in(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.pl")
-                  if _RULE_NAME.fullmatch(p.stem)) if folder.is_dir() else []
+                  if RULE_NAME.fullmatch(p.stem)) if folder.is_dir() else []
 
 
 def _saved_rules(pl: Prolog, files: list[Path]) -> list[dict[str, Any]]:

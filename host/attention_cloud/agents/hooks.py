@@ -215,6 +215,8 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     split = {s: int(budget * share) for s, share in (segments or {}).items()} or None
     planned = hydrate(mem, text, budget=budget, plane=plane, segments=split,
                       store_receipt=False)
+    if split:
+        planned = within_segments(planned, set(split))
     already = injected_before(mem.home, session_id)
     decision = decide(planned.receipt, text, already=already, own_sources=own_sources,
                       own_handles=_of_session(mem, [f.handle for f in planned.facts], session_id),
@@ -239,6 +241,24 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     if decision.inject and record:
         record_injected(mem.home, session_id, [f.handle for f in facts])
     return Ambient(decision.inject, frame, receipt["ambient"])
+
+
+def within_segments(frame: Any, segments: set[str]) -> Any:
+    """FRAME (a planned :class:`~attention_cloud.hydration.Frame`) without its facts, left-out
+    candidates and headings outside SEGMENTS. hydrate gives what the named segments leave
+    unspent to the other segments that left relevant candidates out, so a prompt's frame
+    drew on every segment in memory, another project's included, where recall names the
+    project's and the notes' (or ``--segment``'s)."""
+    from dataclasses import replace
+
+    receipt = dict(frame.receipt)
+    receipt["facts"] = [f for f in receipt["facts"] if f["segment"] in segments]
+    receipt["beyond"] = [c for c in receipt["beyond"] if c.get("segment") in segments]
+    receipt["budget"] = {**receipt["budget"],
+                         "segments": {name: seg for name, seg in
+                                      receipt["budget"]["segments"].items() if name in segments}}
+    return replace(frame, receipt=receipt,
+                   facts=tuple(f for f in frame.facts if f.segment in segments))
 
 
 def _of_session(mem: Any, handles: list[str], session_id: str) -> frozenset[str]:

@@ -183,7 +183,7 @@ def build_server(home: str | os.PathLike[str] | None = None, *,
                             read_stream, write_stream):
                         lines.answer_on(write_stream)
                         low = self._lowlevel_server  # as MCPServer.run_stdio_async
-                        await low.run(read_stream, write_stream,
+                        await low.run(read_stream, lines.watching(write_stream),
                                       low.create_initialization_options())
             except* BrokenPipeError:
                 # the client went away while a call ran (killed, or quit mid-tool): its

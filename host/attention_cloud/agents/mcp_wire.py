@@ -13,7 +13,10 @@ hands it every line it reads unchanged and answers the others itself, as JSON-RP
   id when it has one.
 
 A notification or a response is never answered (JSON-RPC forbids it); such a line is logged
-on stderr. Blank lines are skipped.
+on stderr. Blank lines are skipped. The SDK's own ``-32602 Invalid request parameters``, which
+says nothing of why, is answered naming the params the method's types refuse, or that the
+request came before the handshake (:meth:`ScreenedLines.mended`; over HTTP the params, in the
+answer's event stream: :func:`_mended_event`).
 
 Over HTTP the SDK answers such a body itself, status 400, but with ``id`` null, a lone
 surrogate called a parse error (``unexpected end of hex escape``) and pydantic's report of many
@@ -34,8 +37,9 @@ from io import TextIOWrapper
 from typing import Any, BinaryIO
 
 import anyio
-from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
-                       JSONRPCNotification, jsonrpc_message_adapter)
+from mcp_types import (INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ClientRequest, ErrorData,
+                       JSONRPCError, JSONRPCNotification, JSONRPCResponse,
+                       jsonrpc_message_adapter)
 from pydantic import ValidationError
 
 log = logging.getLogger(__name__)
@@ -158,13 +162,71 @@ class ScreenedLines:
     """The client's lines for the SDK's ``stdio_server(stdin=...)``: the ones it reads pass on
     unchanged, the others are answered on its write stream (given to :meth:`answer_on` once
     the transport is open) and never reach it. A line over :data:`MAX_LINE_CHARS` is read no
-    further than that at a time, dropped to its end and answered with an error (id null)."""
+    further than that at a time, dropped to its end and answered with an error (id null).
+
+    At the end of stdin the lines end only once every request passed on has been answered
+    (or cancelled by the client): the end of the lines ends the SDK's session, which
+    cancelled the calls still running and answered each ``-32000 Connection closed``, while
+    the call went on in memory's worker thread, so a ``remember`` was stored after its client
+    was told it failed. A client that closes stdin, as the MCP specification's stdio shutdown
+    asks, thus reads the true answer to every request it sent; one that has gone altogether
+    ends the server at the first answer, on the broken pipe."""
 
     def __init__(self, wire: BinaryIO) -> None:
         # as the SDK reads stdin itself: UTF-8, undecodable bytes replaced
         self._text = TextIOWrapper(wire, encoding="utf-8", errors="replace")
         self._write: Any = None
         self._ready = anyio.Event()
+        # the requests passed on and not answered yet, by id
+        self._unanswered: dict[Any, dict[str, Any]] = {}
+        self._initialized = False            # the client's initialize was answered
+        self._all_answered = anyio.Event()
+        self._all_answered.set()
+
+    def _passed_on(self, line: str) -> None:
+        """Note the request LINE holds (it waits for an answer), or the request a
+        ``notifications/cancelled`` gives up (the SDK answers it no more)."""
+        message = _loads(line)
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return
+        if "id" in message:
+            self._unanswered[_id_key(message["id"])] = message
+            self._all_answered = anyio.Event()
+        elif message["method"] == "notifications/cancelled":
+            params = message.get("params")
+            if isinstance(params, dict) and "requestId" in params:
+                self.answered(params["requestId"])
+
+    def answered(self, ident: Any) -> None:
+        """The request IDENT has its answer (or needs none any more)."""
+        self._unanswered.pop(_id_key(ident), None)
+        if not self._unanswered:
+            self._all_answered.set()
+
+    def mended(self, message: Any) -> Any:
+        """MESSAGE, an answer on its way to the client; where it is the SDK's ``Invalid
+        request parameters`` (no word of which), that error naming the problem: the request
+        came before the handshake, or its params as the method's model reads them
+        (``Invalid params: name: Field required``)."""
+        request = self._unanswered.get(_id_key(message.id))
+        if request is None:
+            return message
+        if isinstance(message, JSONRPCResponse) and request.get("method") == "initialize":
+            self._initialized = True
+        if not (isinstance(message, JSONRPCError) and message.error.code == INVALID_PARAMS
+                and message.error.message == "Invalid request parameters"):
+            return message
+        if not self._initialized:
+            return _error(message.id, INVALID_PARAMS, f"{request['method']} came before the "
+                          "session was initialized: send initialize, then "
+                          "notifications/initialized, first")
+        problem = params_problem(request)
+        return message if problem is None else _error(message.id, INVALID_PARAMS,
+                                                      f"Invalid params: {problem}")
+
+    def watching(self, write_stream: Any) -> "AnswerWatch":
+        """WRITE_STREAM for the SDK's session, telling these lines of each answer sent."""
+        return AnswerWatch(write_stream, self)
 
     async def _readline(self, most: int) -> str:
         """The next line, or its first ``most`` characters ("" at the end of the input)."""
@@ -189,6 +251,7 @@ class ScreenedLines:
             else:
                 verdict = screen(line)
             if isinstance(verdict, str):
+                self._passed_on(verdict)
                 yield verdict
             elif verdict is not None:
                 await self._ready.wait()
@@ -196,6 +259,78 @@ class ScreenedLines:
                     await self._write.send(SessionMessage(verdict))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
+        await self._all_answered.wait()   # stdin ended: the calls still running answer first
+
+
+def params_problem(request: dict[str, Any]) -> str | None:
+    """What the client request REQUEST's params lack for its method, read as the MCP types
+    read them (``name: Field required``), on one line; None when they read, or the method is
+    none the types know."""
+    model = _REQUEST_MODELS.get(request.get("method"))
+    if model is None:
+        return None
+    try:
+        model.model_validate({"method": request["method"], "params": request.get("params", {})},
+                             by_name=False)
+    except ValidationError as exc:
+        return "; ".join(f"{_field(err['loc'])}: {err['msg']}"
+                         for err in exc.errors(include_url=False))
+    return None
+
+
+def _field(loc: tuple[Any, ...]) -> str:
+    """A pydantic error's place in a request, as a field of its params (``name``)."""
+    parts = loc[1:] if len(loc) > 1 and loc[0] == "params" else loc
+    return ".".join(str(part) for part in parts) or "params"
+
+
+def _request_models() -> dict[str, Any]:
+    """Each client request's model by its method (``tools/call``: CallToolRequest)."""
+    from typing import get_args
+
+    models = {}
+    for model in get_args(ClientRequest):
+        (method,) = get_args(model.model_fields["method"].annotation)
+        models[method] = model
+    return models
+
+
+_REQUEST_MODELS = _request_models()
+
+
+def _id_key(ident: Any) -> Any:
+    """A request id as a set holds it (an id a client sent as a list is no key)."""
+    return ident if isinstance(ident, (str, int, float, bool, type(None))) else repr(ident)
+
+
+class AnswerWatch:
+    """The SDK session's write stream, passed through, telling :class:`ScreenedLines` the id of
+    every response or error once it is sent (mended by :meth:`ScreenedLines.mended`)."""
+
+    def __init__(self, stream: Any, lines: ScreenedLines) -> None:
+        self._stream = stream
+        self._lines = lines
+
+    async def send(self, item: Any) -> None:
+        from mcp.shared.message import SessionMessage
+
+        message = getattr(item, "message", None)
+        if not isinstance(message, (JSONRPCResponse, JSONRPCError)):
+            await self._stream.send(item)
+            return
+        mended = self._lines.mended(message)
+        await self._stream.send(item if mended is message else SessionMessage(mended))
+        self._lines.answered(message.id)   # sent: the lines may end now
+
+    async def __aenter__(self) -> "AnswerWatch":
+        await self._stream.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._stream.__aexit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:    # close, aclose, clone ...
+        return getattr(self._stream, name)
 
 
 @contextmanager
@@ -249,11 +384,19 @@ class ScreenedHTTP:
                 body.extend(message.get("body", b""))
             return message
 
+        streamed = [False]      # the answer is an event stream (no length to keep true)
+
         async def tap_send(message: Any) -> None:
             if message["type"] == "http.response.start" and message["status"] in (400, 202):
                 held.append(message)
                 return
+            if message["type"] == "http.response.start":
+                streamed[0] = not any(k.lower() == b"content-length"
+                                      for k, _ in message.get("headers", []))
             if not held:
+                if streamed[0] and message["type"] == "http.response.body":
+                    message = {**message, "body": _mended_event(message.get("body", b""),
+                                                                bytes(body))}
                 await send(message)
                 return
             held.append(message)
@@ -263,6 +406,33 @@ class ScreenedHTTP:
                 held.clear()
 
         await self.app(scope, tap_receive, tap_send)
+
+
+def _mended_event(chunk: bytes, body: bytes) -> bytes:
+    """An event-stream CHUNK of the SDK's answer to the request BODY, its ``-32602 Invalid
+    request parameters`` (no word of why) naming the params the method's types refuse, as
+    over stdio (:func:`params_problem`); any other chunk unchanged."""
+    if b'"Invalid request parameters"' not in chunk:
+        return chunk
+    request = _loads(body.decode("utf-8", errors="replace"))
+    if not isinstance(request, dict):
+        return chunk
+    lines = chunk.split(b"\n")
+    for i, line in enumerate(lines):
+        if not line.startswith(b"data: "):
+            continue
+        answer = _loads(line[6:].decode("utf-8", errors="replace"))
+        error = answer.get("error") if isinstance(answer, dict) else None
+        if not (isinstance(error, dict) and error.get("message") == "Invalid request parameters"
+                and answer.get("id") == request.get("id")):
+            continue
+        problem = params_problem(request)
+        if problem is not None:
+            mended = _error(answer["id"], INVALID_PARAMS, f"Invalid params: {problem}")
+            ending = b"\r" if line.endswith(b"\r") else b""
+            lines[i] = b"data: " + mended.model_dump_json(
+                by_alias=True, exclude_unset=True).encode() + ending
+    return b"\n".join(lines)
 
 
 def _mended(held: list[Any], body: bytes, max_body: int) -> list[Any]:
