@@ -106,3 +106,13 @@ def test_a_request_before_the_handshake_says_so(home: Path) -> None:
     assert answer["error"] == {
         "code": -32602, "message": "tools/call came before the session was initialized: send "
                                    "initialize, then notifications/initialized, first"}
+
+
+def test_an_initialize_whose_params_do_not_read_names_them_not_the_handshake(home: Path) -> None:
+    """The initialize request is the handshake: its refusal names the params it lacks (it
+    was answered "initialize came before the session was initialized")."""
+    replies, _ = _send_then_close(
+        home, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n', handshake=False)
+    (answer,) = replies
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"].startswith("Invalid params: protocolVersion: Field required")

@@ -216,7 +216,7 @@ class ScreenedLines:
         if not (isinstance(message, JSONRPCError) and message.error.code == INVALID_PARAMS
                 and message.error.message == "Invalid request parameters"):
             return message
-        if not self._initialized:
+        if not self._initialized and request.get("method") != "initialize":
             return _error(message.id, INVALID_PARAMS, f"{request['method']} came before the "
                           "session was initialized: send initialize, then "
                           "notifications/initialized, first")
