@@ -71,7 +71,12 @@ def test_sigkill_never_loses_acknowledged_items(tmp_path):
     # included: about two in three landed before anything was written (BENCHMARKS.md, "The
     # test suite's wall time", rounds 28 and 29).
     writing = None
-    for attempt in range(9):  # 6 kills aimed at the writes, 3 whole runs
+    # 6 kills aimed at the writes and 3 whole runs; a kill that came after its run ended (this
+    # run faster than the one that timed it, as a loaded machine's runs are) is made up for by
+    # more runs, to 15, so that both paths are exercised however the machine's speed varies
+    for attempt in range(15):
+        if attempt >= 9 and killed >= 4 and completed >= 3:
+            break
         src = tmp_path / f"s{attempt}.jsonl"
         _session_file(src, f"S{attempt}", 1200)
         size = journal.stat().st_size if journal.exists() else 0  # cut back to its last commit
