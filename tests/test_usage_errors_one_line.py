@@ -64,3 +64,14 @@ def test_a_group_called_bare_still_prints_its_help():
     out = CliRunner().invoke(main, ["grant"], prog_name="atc")
     assert out.output.startswith("Usage: atc grant [OPTIONS] COMMAND [ARGS]...")
     assert "add" in out.output
+
+
+def test_a_hook_call_refused_names_its_command_and_exits_0(tmp_path):
+    # the hook guard answers 0 (Claude Code takes 2 as a block); its line named no command
+    home = tmp_path / "home"
+    home.mkdir()
+    out = CliRunner().invoke(main, ["hook", "user-prompt", "--newer-option", "--home", str(home)],
+                             input="{}", prog_name="atc", env={"ATC_HOOK_SERVER": "off"})
+    assert (out.exit_code, out.stdout) == (0, "")
+    assert out.stderr == ("atc: hook user-prompt: No such option '--newer-option'. "
+                          "(try atc hook user-prompt --help)\n")
