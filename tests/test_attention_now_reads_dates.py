@@ -50,7 +50,8 @@ def test_what_is_no_time_is_refused_naming_the_option(home: Path) -> None:
     out = CliRunner().invoke(main, ["belief", "show", "ver", "--now", "soon",
                                     "--home", str(home)])
     assert out.exit_code == 2
-    assert "Error: Invalid value for '--now'" in out.output and "'soon' is not a time" in out.output
+    assert out.output.startswith("atc: belief show: Invalid value for '--now'")
+    assert "'soon' is not a time" in out.output and len(out.output.splitlines()) == 1
 
 
 @pytest.mark.parametrize("variable", ["ATC_SCOPE", "ATC_NOW"])

@@ -29,10 +29,12 @@ def test_help_lists_the_rungs_as_output_names_them(command, option):
 @pytest.mark.parametrize("command,option", LEVEL_OPTIONS)
 def test_a_rung_out_of_the_ladder_is_refused_as_typed(command, option, tmp_path):
     args = [*command, "x", option, "l9", "--home", str(tmp_path / "home")]
-    result = CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, args, prog_name="atc")
     assert result.exit_code == 2
-    assert result.output.splitlines()[-1] == (
-        f"Error: Invalid value for '{option}': 'l9' is not one of 'L0', 'L1', 'L2', 'L3'.")
+    named = " ".join(command)
+    assert result.output == (
+        f"atc: {named}: Invalid value for '{option}': 'l9' is not one of 'L0', 'L1', 'L2', "
+        f"'L3'. (try atc {named} --help)\n")
     assert not (tmp_path / "home").exists()
 
 

@@ -24,6 +24,7 @@ from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
 from .progress import ProgressDisplay
 from .schema_option import schema_option
+from .usage_line import usage_errors_in_one_line
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -230,15 +231,17 @@ class _LazyGroup(click.Group):
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
         """As click's; an eager option's output (``--help``, ``--version``) read by a reader
-        that stops early ends quietly (closed_output.py)."""
-        with stopping_quietly_when_output_closes():
+        that stops early ends quietly (closed_output.py), and a refused command line is one
+        line (usage_line.py)."""
+        with stopping_quietly_when_output_closes(), usage_errors_in_one_line():
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
         """As click's, except that output read by a reader that stops early (``| head -1``),
         where the command did not keep working (closed_output.py: ``atc watch``, or ``main``
-        called by another program), ends it quietly with status 0, not click's silent status 1."""
-        with stopping_quietly_when_output_closes():
+        called by another program), ends it quietly with status 0, not click's silent status 1;
+        a refused command line of a subcommand (parsed here) is one line (usage_line.py)."""
+        with stopping_quietly_when_output_closes(), usage_errors_in_one_line():
             return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:

@@ -55,6 +55,7 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
     import click
 
     from ..errors import AtcError, one_line
+    from ..usage_line import OneLineUsageError, usage_line
     from .hooks import log
 
     options.pop("standalone_mode", None)    # the caller's (CliRunner's) is replaced
@@ -65,7 +66,8 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
         home = _home_named(args)
         if home is not None:
             log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
-        click.echo(f"atc: {message}", err=True)
+        said = usage_line(message, exc.ctx) if isinstance(exc, OneLineUsageError) else None
+        click.echo(said or f"atc: {message}", err=True)
     except AtcError as exc:   # raised before the hook's own guard runs (an empty $ATC_HOME)
         click.echo(f"atc: {one_line(exc, 'cli')}", err=True)
     except (click.Abort, SystemExit):
