@@ -801,9 +801,27 @@ def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
     # the day of the day lines, as cheap as the ISO stamp the receipt keeps)
     # A bound ("before today") leaves its start open: the year 1 (rules/when.pl, open_start/1)
     # is written as what it means, not as a day
+    # A window of one whole UTC day ("on Friday") is written as that day: its two midnights
+    # read as two days
+    day = _whole_day(start, end)
+    if day:
+        return f"anchored to \"{phrase}\": {day} · {inside} facts inside"
     shown_start = "up to" if start.startswith(OPEN_WINDOW_START) else f"{_when(start)[1:] or start} .."
     return (f"anchored to \"{phrase}\": {shown_start} {_when(end)[1:] or end}"
             f" · {inside} facts inside")
+
+
+def _whole_day(start: str, end: str) -> str:
+    """The day (``Fri 2026-12-11``) a window from ``start`` to ``end`` (ISO 8601 UTC) covers
+    when it is exactly one day from midnight to midnight, else ""."""
+    try:
+        first = datetime.fromisoformat(start.removesuffix("Z"))
+        after = datetime.fromisoformat(end.removesuffix("Z"))
+    except ValueError:
+        return ""
+    if first.time() != first.min.time() or (after - first).total_seconds() != 86400:
+        return ""
+    return _day_and_clock(start)[0]
 
 
 def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:
