@@ -425,7 +425,7 @@ def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling:
     from . import api_args as args
 
     args.text("goal", goal)
-    args.whole("budget", budget)
+    args.whole("budget", budget, maximum=args.MAX_BUDGET)
     args.flag("cells", cells, optional=True)
     args.flag("bridge", bridge)
     args.flag("excerpt", excerpt)
@@ -435,7 +435,7 @@ def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling:
         raise UsageError(f"segments must map segment names to token budgets, not {segments!r}")
     for name, tokens in (segments or {}).items():
         args.text("each segment name", name)
-        args.whole(f"segment {name}'s budget", tokens)
+        args.whole(f"segment {name}'s budget", tokens, maximum=args.MAX_BUDGET)
 
 
 def _now_value(now: str | float) -> str | float:
