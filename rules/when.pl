@@ -850,11 +850,15 @@ year_ends([W|Ws], [W|Ws]) :-
 
 % --- calendar ----------------------------------------------------------------------------------
 
-% The most recent date (midnight UTC) before Now falling on ISO weekday D.
-last_weekday(Now, D, Day) :-
+% today_(+Now, -Today, -W): the midnight (UTC) that starts Now's day and its ISO weekday.
+today_(Now, Today, W) :-
     Today is floor(Now / 86400) * 86400,
     format_time(atom(A), '%u', Today),
-    atom_number(A, W),
+    atom_number(A, W).
+
+% The most recent date (midnight UTC) before Now falling on ISO weekday D.
+last_weekday(Now, D, Day) :-
+    today_(Now, Today, W),
     Back0 is (W - D) mod 7,
     ( Back0 =:= 0 -> Back = 7 ; Back = Back0 ),
     Day is Today - Back * 86400.
@@ -862,9 +866,7 @@ last_weekday(Now, D, Day) :-
 % The first date (midnight UTC) after Now's day falling on ISO weekday D ("next Friday" asked
 % on a Friday is a week on).
 next_weekday(Now, D, Day) :-
-    Today is floor(Now / 86400) * 86400,
-    format_time(atom(A), '%u', Today),
-    atom_number(A, W),
+    today_(Now, Today, W),
     Ahead0 is (D - W) mod 7,
     ( Ahead0 =:= 0 -> Ahead = 7 ; Ahead = Ahead0 ),
     Day is Today + Ahead * 86400.
@@ -905,9 +907,7 @@ month_span_(Y, M, From, To) :-
 % The Saturday (midnight UTC) of the latest weekend before Now's day; on a Saturday or a
 % Sunday, of the weekend before it (ingestion reads "last weekend" in a turn the same way).
 last_weekend(Now, Saturday) :-
-    Today is floor(Now / 86400) * 86400,
-    format_time(atom(A), '%u', Today),
-    atom_number(A, W),
+    today_(Now, Today, W),
     Back0 is (W - 6) mod 7,
     ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
     Saturday is Today - Back * 86400.

@@ -1008,16 +1008,22 @@ def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_ho
     assert not any("in_window" in f for f in unanchored)
 
 
+def _anchor(conversation_home, goal, *options):
+    """The receipt's anchor and the frame's anchor line for ``goal`` (a 400-token frame)."""
+    out = conversation_home("hydrate", "--goal", goal, *options, "--budget", "400",
+                            "--format", "json")
+    assert out.exit_code == 0, out.output
+    frame = json.loads(out.output)
+    line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
+    return frame["receipt"]["anchor"], line
+
+
 def test_a_bound_anchors_to_an_open_window_and_two_times_to_their_span(conversation_home):
     """"before 20 May" is everything up to that day, not the day; "in May and June" both months.
 
     Before, the frame was anchored to "on 20 may" alone (its day either side) and to May alone."""
     def anchor(goal):
-        out = conversation_home("hydrate", "--goal", goal, "--budget", "400", "--format", "json")
-        assert out.exit_code == 0, out.output
-        frame = json.loads(out.output)
-        line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
-        return frame["receipt"]["anchor"], line
+        return _anchor(conversation_home, goal)
 
     bound, line = anchor("What did Priya say before 20 May?")
     assert bound == {"phrase": "before 20 may", "from": "0001-01-01T00:00:00Z",
@@ -1307,12 +1313,7 @@ def test_a_weekday_anchors_to_its_one_day_the_coming_one_in_a_plan(conversation_
     Friday. Before, both were the last one with a day either side, written as a range of two
     midnights ("Thu 2023-05-04 00:00 .. Sun 2023-05-07 00:00") that named no day."""
     def anchor(goal):
-        out = conversation_home("hydrate", "--goal", goal, "--now", "2023-05-09T10:00:00Z",
-                                "--budget", "400", "--format", "json")
-        assert out.exit_code == 0, out.output
-        frame = json.loads(out.output)
-        line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
-        return frame["receipt"]["anchor"], line
+        return _anchor(conversation_home, goal, "--now", "2023-05-09T10:00:00Z")
 
     past, line = anchor("What did Priya say on Monday?")
     assert past == {"phrase": "on monday", "from": "2023-05-08T00:00:00Z",
