@@ -45,7 +45,8 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | yesterday, last night; today, tonight | the last two days; the last day        |
   | last weekend, over the weekend      | the latest weekend before Now's day, ± a day |
   | this week / month / year            | the last 7 / 31 / 366 days               |
-  | last Monday, on Friday ...          | that weekday's most recent date before Now, ± a day |
+  | last Monday, this past Friday, on Friday | that weekday's most recent date before Now: that one day |
+  | next / this coming Friday; on Friday in a plan ("can I ... on Friday") | the first such date after Now's day: that one day |
   | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
   | in / during / early / late March, last June | that month's most recent occurrence up to Now (last June: before Now's month) |
   | March 2023, in March 2023           | that month of that year                  |
@@ -85,9 +86,33 @@ Phrase = "two weeks ago", ...
 goal_time_window(Goal, Now0, From-To, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    first_time_(Words, none, Now, From, To, Used), !,
+    first_time_(Words, none, Now, From0, To0, Used), !,
+    weekday_ahead_(Words, Used, Now, From0-To0, From-To),
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
+
+% weekday_ahead_(+Words, +Used, +Now, +Window0, -Window): "on Friday" in a goal that plans
+% ("can I migrate staging on Friday", "we will ship on Friday") is the coming Friday, in any
+% other ("what did we decide on Friday") the last one. An agent speaks of its plans; a past
+% tense anywhere in the goal wins over a modal ("what did we say we would do on Friday").
+weekday_ahead_(Words, ["on", W], Now, _, From-To) :-
+    weekday_word(W, D),
+    \+ ( member(P, Words), past_cue_(P) ),
+    once(( member(F, Words), plan_cue_(F) )), !,
+    next_weekday(Now, D, Day),
+    weekday_window(Day, From, To).
+weekday_ahead_(_, _, _, Window, Window).
+
+% Words that say a goal plans: a modal or a future ("going", "planning", "scheduled").
+plan_cue_(W) :-
+    memberchk(W, ["will", "can", "could", "should", "shall", "would", "may", "might", "must",
+                  "going", "gonna", "plan", "planning", "scheduled", "schedule", "let's",
+                  "upcoming", "need", "needs", "want"]).
+plan_cue_(W) :- ( sub_atom(W, _, 3, 0, '\'ll') ; sub_atom(W, _, 3, 0, '’ll') ; W == "let’s" ), !.
+
+% Words that say a goal asks about what was: an auxiliary in the past tense.
+past_cue_(W) :-
+    memberchk(W, ["did", "was", "were", "had", "didn't", "wasn't", "weren't", "hadn't"]).
 
 % first_time_(+Words, +Prev, +Now, -From, -To, -Used): the first time the words name, Used the
 % words it was read from, Prev the word before Words (a bound after a unit is none).
@@ -603,8 +628,8 @@ time_point(Now, From, To, 0) --> month(M), year_ends, !,
     { calendar_span(Now, none, M, none, From, To) }.
 time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
     { year_span(Y, From, To) }.
-time_point(Now, From, To, 86400) --> weekday(D), !,
-    { last_weekday(Now, D, Day), From is Day - 86400, To is Day + 2 * 86400 }.
+time_point(Now, From, To, 0) --> weekday(D), !,
+    { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
 time_point(Now, From, To, 86400) -->
     optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
@@ -661,10 +686,12 @@ time_expression(Now, From, To, 86400) -->
 time_expression(Now, From, To, S) -->
     optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
-time_expression(Now, From, To, 86400) -->
+time_expression(Now, From, To, 0) -->
+    ( ["next"] ; ["this", "coming"] ; ["coming"] ), weekday(D), !,
+    { next_weekday(Now, D, Day), weekday_window(Day, From, To) }.
+time_expression(Now, From, To, 0) -->
     ( ["last"] ; ["on"] ; ["this", "past"] ), weekday(D), !,
-    { last_weekday(Now, D, Day),
-      From is Day - 86400, To is Day + 2 * 86400 }.
+    { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
 time_expression(Now, From, To, 0) -->
     ["last"], month(M), !,                             % "last June": before Now's month
     { last_month_before(Now, M, From, To) }.
@@ -823,17 +850,33 @@ year_ends([W|Ws], [W|Ws]) :-
 
 % --- calendar ----------------------------------------------------------------------------------
 
-% The most recent date (midnight UTC) before Now falling on ISO weekday D.
-last_weekday(Now, D, Day) :-
+% today_(+Now, -Today, -W): the midnight (UTC) that starts Now's day and its ISO weekday.
+today_(Now, Today, W) :-
     Today is floor(Now / 86400) * 86400,
     format_time(atom(A), '%u', Today),
-    atom_number(A, W),
+    atom_number(A, W).
+
+% The most recent date (midnight UTC) before Now falling on ISO weekday D.
+last_weekday(Now, D, Day) :-
+    today_(Now, Today, W),
     Back0 is (W - D) mod 7,
     ( Back0 =:= 0 -> Back = 7 ; Back = Back0 ),
     Day is Today - Back * 86400.
 
+% The first date (midnight UTC) after Now's day falling on ISO weekday D ("next Friday" asked
+% on a Friday is a week on).
+next_weekday(Now, D, Day) :-
+    today_(Now, Today, W),
+    Ahead0 is (D - W) mod 7,
+    ( Ahead0 =:= 0 -> Ahead = 7 ; Ahead = Ahead0 ),
+    Day is Today + Ahead * 86400.
+
+% A weekday's window is its one day: the anchor line then names it (a weekday carries no
+% date, so the day around it that a written date keeps, calendar_span/6, read as a range).
+weekday_window(Day, Day, To) :- To is Day + 86400.
+
 % calendar_span(+Now, +Year, +Month, +Day, -From, -To): the window of a date the goal writes.
-% A day is that day, with a day either side (as for a weekday: the journal's times are UTC, the
+% A day is that day, with a day either side (the journal's times are UTC, the
 % speaker's day may not be); without a day, the whole month. Year `none`: the latest such day
 % or month not after Now (a month is then cut at Now); a written year is taken as it is, even
 % after Now (a goal may ask about a plan).
@@ -864,9 +907,7 @@ month_span_(Y, M, From, To) :-
 % The Saturday (midnight UTC) of the latest weekend before Now's day; on a Saturday or a
 % Sunday, of the weekend before it (ingestion reads "last weekend" in a turn the same way).
 last_weekend(Now, Saturday) :-
-    Today is floor(Now / 86400) * 86400,
-    format_time(atom(A), '%u', Today),
-    atom_number(A, W),
+    today_(Now, Today, W),
     Back0 is (W - 6) mod 7,
     ( Back0 < 2 -> Back is Back0 + 7 ; Back = Back0 ),
     Saturday is Today - Back * 86400.

@@ -542,6 +542,7 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path, served) -
         seen["level"] = _data(await session.call_tool("show", {
             "handle": with_item["rows"][0]["H"], "level": "l2"}))
         seen["budget"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": -1}))
+        seen["huge"] = _error(await session.call_tool("hydrate", {"goal": "x", "budget": 10**400}))
         seen["mode"] = _error(await session.call_tool("claim", {"text": "x", "claim_type": "y",
                                                                 "mode": "strict"}))
 
@@ -551,12 +552,16 @@ def test_tool_schemas_say_which_values_each_argument_takes(home: Path, served) -
     assert set(schemas["show"]["level"]["enum"]) >= {"L0", "L1", "L2", "L3"}
     assert schemas["claim"]["mode"]["enum"] == ["attention-only", "production"]
     assert schemas["hydrate"]["budget"]["minimum"] == 0
+    assert schemas["hydrate"]["budget"]["maximum"] == 10_000_000
     assert schemas["query"]["limit"]["minimum"] == 1
     assert schemas["query"]["time_limit"]["exclusiveMinimum"] == 0
     assert schemas["query"]["time_limit"]["maximum"] == 30
     assert seen["level"]["level"] == "L2"
     assert seen["budget"] == ("Error executing tool hydrate: budget: Input should be greater "
                               "than or equal to 0")
+    # a budget past ~10**308 overflowed the planner's floats: an internal Prolog error
+    assert seen["huge"] == ("Error executing tool hydrate: budget: Input should be less "
+                            "than or equal to 10000000")
     assert seen["mode"] == ("Error executing tool claim: mode: Input should be "
                             "'attention-only' or 'production'")
 

@@ -209,6 +209,36 @@ def test_segments_get_their_own_budgets_and_items(home, tmp_path):
         mem.close()
 
 
+def test_a_budget_past_ten_million_tokens_is_refused_in_one_line(home):
+    """A frame over 50,000 tokens frames what 50,000 does, so a larger budget only misstated
+    its room ("13247/1000000000000 tokens"), and one past ~10**308 (`--budget` with 400
+    digits) failed inside the planner: `atc_hydrate:crumb_share_/3: Arithmetic: evaluation
+    error: float_overflow`, no frame. Both are now one error naming the budget and its limit,
+    before anything runs; the limit itself frames."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    mem = _open(home, "hash")
+    try:
+        mem.ingest([samples_dir()])
+        for huge in (10**7 + 1, 10**12, 10**400):
+            with pytest.raises(UsageError, match=r"^budget must be a whole number from 0 to "
+                                                 r"10,000,000, not "):
+                mem.hydrate(GOAL, budget=huge)
+        with pytest.raises(UsageError, match=r"^segment work's budget must be a whole number "
+                                             r"from 0 to 10,000,000"):
+            mem.hydrate(GOAL, budget=10**7, segments={"work": 10**400})
+        assert mem.hydrate(GOAL, budget=10**7).receipt["budget"]["total"] == 10**7
+    finally:
+        mem.close()
+    out = CliRunner().invoke(main, ["hydrate", GOAL, "--budget", "1000000000000",
+                                    "--home", str(home)])
+    assert out.exit_code == 2
+    assert "Invalid value for '--budget': 1000000000000 is not in the range 0<=x<=10000000." \
+        in out.output
+
+
 def _dated_chat(folder: Path) -> Path:
     """Two conversations about kitchen purchases, nineteen days apart."""
     folder.mkdir()

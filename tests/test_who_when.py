@@ -1008,16 +1008,22 @@ def test_the_receipt_says_which_facts_the_window_counted_and_why(conversation_ho
     assert not any("in_window" in f for f in unanchored)
 
 
+def _anchor(conversation_home, goal, *options):
+    """The receipt's anchor and the frame's anchor line for ``goal`` (a 400-token frame)."""
+    out = conversation_home("hydrate", "--goal", goal, *options, "--budget", "400",
+                            "--format", "json")
+    assert out.exit_code == 0, out.output
+    frame = json.loads(out.output)
+    line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
+    return frame["receipt"]["anchor"], line
+
+
 def test_a_bound_anchors_to_an_open_window_and_two_times_to_their_span(conversation_home):
     """"before 20 May" is everything up to that day, not the day; "in May and June" both months.
 
     Before, the frame was anchored to "on 20 may" alone (its day either side) and to May alone."""
     def anchor(goal):
-        out = conversation_home("hydrate", "--goal", goal, "--budget", "400", "--format", "json")
-        assert out.exit_code == 0, out.output
-        frame = json.loads(out.output)
-        line = next(l for l in frame["text"].splitlines() if l.startswith("anchored to"))
-        return frame["receipt"]["anchor"], line
+        return _anchor(conversation_home, goal)
 
     bound, line = anchor("What did Priya say before 20 May?")
     assert bound == {"phrase": "before 20 may", "from": "0001-01-01T00:00:00Z",
@@ -1299,3 +1305,22 @@ def test_a_frame_names_the_southern_season_it_read():
     time = read_turn_time("2023-05-10T09:00:00+10:00[Australia/Sydney]")
     days = [day for _, day in relative_dates(text, time)]
     assert date_note(text, str(time), days) == " [last summer ≈ Sun 2023-01-15]"
+
+
+def test_a_weekday_anchors_to_its_one_day_the_coming_one_in_a_plan(conversation_home):
+    """"on Monday" asked on Tuesday 9 May 2023 about the past is Monday 8 May, that day alone,
+    and the anchor line names it; in a goal that plans ("can ... on Friday") it is the coming
+    Friday. Before, both were the last one with a day either side, written as a range of two
+    midnights ("Thu 2023-05-04 00:00 .. Sun 2023-05-07 00:00") that named no day."""
+    def anchor(goal):
+        return _anchor(conversation_home, goal, "--now", "2023-05-09T10:00:00Z")
+
+    past, line = anchor("What did Priya say on Monday?")
+    assert past == {"phrase": "on monday", "from": "2023-05-08T00:00:00Z",
+                    "to": "2023-05-09T00:00:00Z"}
+    assert line.startswith('anchored to "on monday": Mon 2023-05-08 · ')
+    assert not line.endswith(" 0 facts inside")          # 8 May's turns lie inside
+    plan, line = anchor("Can Priya and Tomás meet on Friday?")
+    assert plan == {"phrase": "on friday", "from": "2023-05-12T00:00:00Z",
+                    "to": "2023-05-13T00:00:00Z"}
+    assert line.startswith('anchored to "on friday": Fri 2023-05-12 · ')

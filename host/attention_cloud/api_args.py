@@ -13,6 +13,12 @@ from typing import Any, Iterable
 
 from .errors import UsageError
 
+# The largest token budget a frame takes (hydrate, its segments, the prompt hook, MCP): a
+# frame over 50,000 tokens frames what 50,000 does (rules/hydrate.pl), so a larger budget only
+# misstated the frame's room, and one past ~10**308 overflowed the planner's float arithmetic
+# (an internal error, no frame). Ten million is above any model's context window.
+MAX_BUDGET = 10_000_000
+
 
 def text(name: str, value: Any, *, optional: bool = False) -> Any:
     """``value`` when it is a string of Unicode text (or None, with ``optional``)."""
@@ -37,14 +43,17 @@ def unicode(name: str, value: str) -> str:
     return value
 
 
-def whole(name: str, value: Any, *, minimum: int = 0, optional: bool = False) -> Any:
-    """``value`` when it is an int of at least ``minimum`` (or None, with ``optional``);
-    True and False are not numbers here."""
+def whole(name: str, value: Any, *, minimum: int = 0, maximum: int | None = None,
+          optional: bool = False) -> Any:
+    """``value`` when it is an int of at least ``minimum`` and, given one, at most ``maximum``
+    (or None, with ``optional``); True and False are not numbers here."""
     if optional and value is None:
         return value
-    if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+    if (isinstance(value, int) and not isinstance(value, bool) and value >= minimum
+            and (maximum is None or value <= maximum)):
         return value
-    raise UsageError(f"{name} must be a whole number of at least {minimum}, not {_shown(value)}")
+    bounds = f"of at least {minimum}" if maximum is None else f"from {minimum} to {maximum:,}"
+    raise UsageError(f"{name} must be a whole number {bounds}, not {_shown(value)}")
 
 
 def flag(name: str, value: Any, *, optional: bool = False) -> Any:
@@ -102,6 +111,9 @@ def texts(name: str, value: Any) -> list[str]:
 
 
 def _shown(value: Any) -> str:
-    shown = repr(value)
+    try:
+        shown = repr(value)
+    except ValueError:  # an int past Python's 4,300 digits has no repr
+        shown = f"<{value.bit_length()} bits>"
     shown = shown if len(shown) <= 60 else shown[:59] + "…"
     return f"{shown} ({type(value).__name__})"

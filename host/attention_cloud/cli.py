@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
+from .api_args import MAX_BUDGET
 from .closed_output import (flush_quietly, keep_working_when_output_closes,
                             stopping_quietly_when_output_closes)
 from .errors import AtcError, UsageError, one_line
@@ -719,8 +720,8 @@ def _segment_budgets(values: tuple[str, ...]) -> dict[str, int]:
 @schema_option("frame")
 @click.argument("goal_text", metavar="[GOAL]", required=False)
 @click.option("--goal", default=None, help="What the agent is trying to do now (or give it as GOAL).")
-@click.option("--budget", type=click.IntRange(min=0), default=2000, show_default=True,
-              help="Total token budget (estimated tokens).")
+@click.option("--budget", type=click.IntRange(min=0, max=MAX_BUDGET), default=2000, show_default=True,
+              help="Total token budget (estimated tokens), at most 10,000,000.")
 @click.option("--plane", default="default", show_default=True,
               help="default, execution, exploration, or one from a rules file.")
 @click.option("--segment", "segments", multiple=True, metavar="SEGMENT=TOKENS",

@@ -425,7 +425,7 @@ def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling:
     from . import api_args as args
 
     args.text("goal", goal)
-    args.whole("budget", budget)
+    args.whole("budget", budget, maximum=args.MAX_BUDGET)
     args.flag("cells", cells, optional=True)
     args.flag("bridge", bridge)
     args.flag("excerpt", excerpt)
@@ -435,7 +435,7 @@ def _check_arguments(goal: Any, budget: Any, plane: Any, segments: Any, ceiling:
         raise UsageError(f"segments must map segment names to token budgets, not {segments!r}")
     for name, tokens in (segments or {}).items():
         args.text("each segment name", name)
-        args.whole(f"segment {name}'s budget", tokens)
+        args.whole(f"segment {name}'s budget", tokens, maximum=args.MAX_BUDGET)
 
 
 def _now_value(now: str | float) -> str | float:
@@ -801,9 +801,27 @@ def _anchor_line(phrase: str, start: str, end: str, inside: int) -> str:
     # the day of the day lines, as cheap as the ISO stamp the receipt keeps)
     # A bound ("before today") leaves its start open: the year 1 (rules/when.pl, open_start/1)
     # is written as what it means, not as a day
+    # A window of one whole UTC day ("on Friday") is written as that day: its two midnights
+    # read as two days
+    day = _whole_day(start, end)
+    if day:
+        return f"anchored to \"{phrase}\": {day} · {inside} facts inside"
     shown_start = "up to" if start.startswith(OPEN_WINDOW_START) else f"{_when(start)[1:] or start} .."
     return (f"anchored to \"{phrase}\": {shown_start} {_when(end)[1:] or end}"
             f" · {inside} facts inside")
+
+
+def _whole_day(start: str, end: str) -> str:
+    """The day (``Fri 2026-12-11``) a window from ``start`` to ``end`` (ISO 8601 UTC) covers
+    when it is exactly one day from midnight to midnight, else ""."""
+    try:
+        first = datetime.fromisoformat(start.removesuffix("Z"))
+        after = datetime.fromisoformat(end.removesuffix("Z"))
+    except ValueError:
+        return ""
+    if first.time() != first.min.time() or (after - first).total_seconds() != 86400:
+        return ""
+    return _day_and_clock(start)[0]
 
 
 def _segment_line(segment: str, spent: int, budget: int, path: str) -> str:

@@ -28,8 +28,28 @@ test(month_after_cue_is_its_latest_occurrence, [true(W == '2023-02-01'-'2023-03-
     window("Which vehicle did I fix first in February?", _, W).
 test(later_month_is_last_year, [true(W == '2022-06-01'-'2022-07-01')]) :-
     window("the deploy in June", _, W).
-test(weekday, [true(P-W == "last saturday"-('2023-03-03'-'2023-03-06'))]) :-
+test(weekday, [true(P-W == "last saturday"-('2023-03-04'-'2023-03-05'))]) :-
     window("what did we do last Saturday", P, W).
+% "On Friday" is the last Friday in a question about what was and the coming one in a goal
+% that plans (now is Saturday 2023-03-11); either way the window is that one day.
+test(on_weekday_in_the_past_is_the_last_one, [true(P-W == "on friday"-('2023-03-10'-'2023-03-11'))]) :-
+    window("what did we decide on Friday", P, W).
+test(on_weekday_in_a_plan_is_the_coming_one, [true(P-W == "on friday"-('2023-03-17'-'2023-03-18'))]) :-
+    window("can I migrate staging on Friday", P, W).
+test(on_weekday_with_will_is_the_coming_one, [true(W == '2023-03-13'-'2023-03-14')]) :-
+    window("we'll deploy on Monday", _, W).
+test(on_weekday_with_a_curly_will_is_the_coming_one, [true(W == '2023-03-13'-'2023-03-14')]) :-
+    window("we’ll deploy on Monday", _, W).
+test(past_tense_wins_over_a_modal, [true(W == '2023-03-10'-'2023-03-11')]) :-
+    window("what did we say we would do on Friday", _, W).
+test(on_weekday_without_tense_is_the_last_one, [true(W == '2023-03-06'-'2023-03-07')]) :-
+    window("the standup notes on Monday", _, W).
+test(next_weekday_is_the_coming_one, [true(P-W == "next saturday"-('2023-03-18'-'2023-03-19'))]) :-
+    window("what is planned next Saturday", P, W).
+test(this_coming_weekday, [true(P-W == "this coming tuesday"-('2023-03-14'-'2023-03-15'))]) :-
+    window("what did we book for this coming Tuesday", P, W).
+test(this_past_weekday_is_one_day, [true(W == '2023-03-07'-'2023-03-08')]) :-
+    window("what happened this past Tuesday", _, W).
 test(yesterday, [true(W == '2023-03-09'-'2023-03-11')]) :-
     window("the error from yesterday", _, W).
 % A year the goal writes is that year's, not the month's latest occurrence (now is March 2023).
@@ -329,7 +349,7 @@ test(before_today_ends_where_today_starts, [true(P-W == "before today"-('1-01-01
     window("Which airlines did I fly with before today?", P, W).
 test(before_a_day_ends_at_its_start, [true(W == '1-01-01'-'2023-03-05')]) :-
     window("what did we ship before 5 March", _, W).
-test(until_a_weekday_holds_it, [true(P-W == "until friday"-('1-01-01'-'2023-03-12'))]) :-
+test(until_a_weekday_holds_it, [true(P-W == "until friday"-('1-01-01'-'2023-03-11'))]) :-
     window("what was planned until Friday", P, W).
 test(since_last_june_runs_to_now, [true(P-W == "since last june"-('2022-06-01'-'2023-03-11'))]) :-
     window("What have I bought since last June?", P, W).

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import click
 
+from ..api_args import MAX_BUDGET
 from ..errors import InputError, UsageError
 from ..schema_option import schema_option
 from .kinds import REMEMBER_KINDS
@@ -136,7 +137,7 @@ def _hook_home(home: str | None) -> Any:
 
 
 @hook.command("user-prompt")
-@click.option("--budget", type=click.IntRange(min=1), default=800, show_default=True,
+@click.option("--budget", type=click.IntRange(min=1, max=MAX_BUDGET), default=800, show_default=True,
               help="Token budget of the injected frame.")
 @click.option("--plane", default="default", show_default=True)
 @click.option("--segment", "segments", multiple=True,

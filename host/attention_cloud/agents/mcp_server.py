@@ -46,6 +46,7 @@ from typing import Annotated, Any, Callable, Literal, TypeVar
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from ..api_args import MAX_BUDGET
 from ..errors import AtcError, WriterBusy, one_line
 from ..json_values import strict_json
 from .memory_host import MemoryHost
@@ -61,7 +62,7 @@ QUERY_TIME_LIMIT_MAX = 30.0
 
 # What each argument takes, in the tools' input schemas (an agent framework builds its calls
 # from them); a value outside is refused before the tool runs, in one line.
-Budget = Annotated[int, Field(ge=0, description="tokens (estimated)")]
+Budget = Annotated[int, Field(ge=0, le=MAX_BUDGET, description="tokens (estimated)")]
 Limit = Annotated[int, Field(ge=1)]
 TimeLimit = Annotated[float, Field(gt=0, le=QUERY_TIME_LIMIT_MAX, description="seconds")]
 Kind = Literal["note", "decision", "preference"]
