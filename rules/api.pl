@@ -63,6 +63,9 @@
 :- use_module(library(solution_sequences)).
 :- use_module(library(ordsets)).
 :- use_module(library(pairs)).
+:- use_module(library(prolog_code), []).  % before any rules file compiles its arithmetic
+% (the optimise flag): goal expansion loads it on first use, and on SWI-Prolog 9.2 that was
+% inside ladder.pl, whose flag the library then took, compiling its arithmetic past arith_guard
 :- use_module(bridge, [format_directive_in/2]).
 :- use_module(term_guard, [text_nesting_checked/1]).
 :- use_module(number_guard, [number_text_checked/1]).  % and wraps the builtins reading numbers
