@@ -888,7 +888,7 @@ def rules_add(file: str, name: str | None, home: str | None) -> None:
 
     Example: atc rules add fixes.pl
     """
-    from .memory import MAX_RULES_BYTES, RULE_NAME, read_rules_file
+    from .memory import MAX_RULES_BYTES, RULE_NAME, RULE_NAME_WORDS, read_rules_file
 
     if name is None:
         if file == "-":
@@ -896,8 +896,7 @@ def rules_add(file: str, name: str | None, home: str | None) -> None:
         name = Path(file).stem
         if not RULE_NAME.fullmatch(name):
             # the stem is no rule name (a quote, a space, a dot): say how to name it
-            raise UsageError(f"{file}: its stem {name!r} is no rule name (letters, digits, "
-                             "'-' or '_', starting with a letter or digit, at most 64): "
+            raise UsageError(f"{file}: its stem {name!r} is no rule name ({RULE_NAME_WORDS}): "
                              "give one with --name NAME")
     # read as --rules reads (no further than the limit: a FIFO or /dev/zero is refused
     # unread), then checked and saved as the API checks a text

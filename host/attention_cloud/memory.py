@@ -58,6 +58,8 @@ _current: "Memory | None" = None
 #: A saved rule's name: the stem of its file in the home's ``rules/``.
 #: What a saved rule's name is (and the stem of its file in the home's ``rules/``).
 RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+#: What RULE_NAME takes, in words, for the errors that refuse a name.
+RULE_NAME_WORDS = "letters, digits, '-' or '_', starting with a letter or digit, at most 64"
 
 #: The largest rules file ``--rules`` reads (the Prolog side checks the text it loads too).
 MAX_RULES_BYTES = 1_000_000
@@ -973,8 +975,7 @@ class Memory:
         (letters, digits, '-' and '_', starting with a letter or digit; no path separators,
         no '..'), so the path stays inside the home's ``rules/``."""
         if not isinstance(name, str) or not RULE_NAME.fullmatch(name):
-            raise UsageError(f"rule name {name!r} must be letters, digits, '-' or '_' "
-                             "(starting with a letter or digit, at most 64)")
+            raise UsageError(f"rule name {name!r} must be {RULE_NAME_WORDS}")
         path = self.rules_dir / f"{name}.pl"
         if path.parent.resolve() != self.rules_dir.resolve():
             raise UsageError(f"rule name {name!r} does not name a file in {self.rules_dir}")
