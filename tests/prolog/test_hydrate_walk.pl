@@ -119,11 +119,16 @@ holder_(H, Session, Segment, Seq, item(H, src, Session, Seq, turn, user, "", "20
                                        Segment, Pointer, "text", [])) :-
     format(string(Pointer), "src:~d", [Seq]).
 
-hidden_holders :-
-    store_reset,
+% hidden_items_(+Make, -Items): the 420 items x0..x419 of session "hidden" in segment sec,
+% each made by call(Make, Handle, Session, Segment, Seq, Item), read before the visible ones.
+hidden_items_(Make, Items) :-
     numlist(0, 419, Is),
     findall(H, ( member(I, Is), atom_concat(x, I, H) ), Xs),
-    maplist([H, I, It]>>holder_(H, "hidden", sec, I, It), Xs, Is, Hidden),
+    maplist([H, I, It]>>call(Make, H, "hidden", sec, I, It), Xs, Is, Items).
+
+hidden_holders :-
+    store_reset,
+    hidden_items_(holder_, Hidden),
     holder_(v0, "seen", pay, 500, V0),
     holder_(v1, "seen", pay, 501, V1),
     append(Hidden, [V0, V1], Items),
@@ -173,9 +178,7 @@ linked_(H, Session, Segment, Seq, item(H, src, Session, Seq, turn, assistant, "f
 
 hidden_neighbours :-
     store_reset,
-    numlist(0, 419, Is),
-    findall(H, ( member(I, Is), atom_concat(x, I, H) ), Xs),
-    maplist([H, I, It]>>linked_(H, "hidden", sec, I, It), Xs, Is, Hidden),
+    hidden_items_(linked_, Hidden),
     findall(It, ( member(H-Q, [v0-0, v1-5, v2-10]), linked_(H, "seen", pay, Q, It) ), Seen),
     append(Hidden, Seen, Items),
     journal_add_items(Items, _),
