@@ -311,11 +311,12 @@ test(none, [fail]) :-
     atc_hydrate:best_score_([], _).
 
 test(a_segment_that_left_candidates_out_says_the_best_of_them,
-     [true(Meta == _{segment: s, more: 0.6})]) :-
-    atc_hydrate:more_left_out_([c(a, 0.2, seed, 0, x), c(b, 0.6, near, 1, y)], _{segment: s}, Meta).
+     [true(Meta == meta{segment: s, more: 0.6})]) :-
+    atc_hydrate:more_left_out_([c(a, 0.2, seed, 0, x), c(b, 0.6, near, 1, y)], meta{segment: s},
+                               Meta).
 
-test(a_segment_that_showed_all_it_found_says_nothing, [true(Meta == _{segment: s})]) :-
-    atc_hydrate:more_left_out_([], _{segment: s}, Meta).
+test(a_segment_that_showed_all_it_found_says_nothing, [true(Meta == meta{segment: s})]) :-
+    atc_hydrate:more_left_out_([], meta{segment: s}, Meta).
 
 :- end_tests(hydrate_best_score).
 
