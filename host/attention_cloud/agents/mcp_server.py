@@ -446,21 +446,14 @@ def refuse_unknown_arguments(name: str, arguments: dict[str, Any],
 
 
 def recent(home: Any, limit: int = 50) -> list[dict[str, Any]]:
-    """The newest stored receipts (by file time): id, goal, created, number of facts, and
-    the ``receipt://`` URI that reads each."""
-    folder = home / "receipts"
-    files = sorted(folder.glob("r_*.json"), key=lambda p: p.stat().st_mtime,
-                   reverse=True)[:limit] if folder.is_dir() else []
-    out = []
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        out.append({"id": data.get("id", path.stem), "uri": f"receipt://{path.stem}",
-                    "goal": data.get("goal"), "created": data.get("created"),
-                    "facts": len(data.get("facts", []))})
-    return out
+    """The newest stored receipts, newest first, in the order they were saved
+    (:func:`..receipt_cap.newest_saved`): id, goal, created, number of facts, and the
+    ``receipt://`` URI that reads each."""
+    from ..receipt_cap import newest_saved
+
+    return [{"id": data.get("id", rid), "uri": f"receipt://{rid}", "goal": data.get("goal"),
+             "created": data.get("created"), "facts": len(data.get("facts", []))}
+            for rid, data in newest_saved(home, limit)]
 
 
 def _controller(host: MemoryHost, scope: str) -> Any:
