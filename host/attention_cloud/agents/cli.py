@@ -102,9 +102,10 @@ COMMANDS: dict[str, click.Command] = {"remember": remember}
 @click.command()
 @click.option("--http", "http", is_flag=True,
               help="Serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
-              help="Port for --http (the server binds to 127.0.0.1 only and answers only "
-                   "requests bearing its token).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port for --http (0: a free one, named in the serving line on stderr; the "
+                   "server binds to 127.0.0.1 only and answers only requests bearing its "
+                   "token).")
 @home_option
 @fail_cleanly
 def mcp(http: bool, port: int, home: str | None) -> None:
