@@ -38,6 +38,7 @@ REFUSED = [
     (["grant", "nope"], "atc: grant: No such command 'nope'. (try atc grant --help)"),
     (["nope"], "atc: No such command 'nope'. (try atc --help)"),
     (["--bogus", "stats"], "atc: No such option '--bogus'. (try atc --help)"),
+    (["--home", "h"], "atc: Missing command. (try atc --help)"),   # options, no command
 ]
 IDS = [" ".join(argv) for argv, _ in REFUSED]
 
