@@ -888,10 +888,30 @@ hydrate_segment_(Goal, Settings, Segment-Share-Debt, part(Meta, Facts, Crumbs), 
 % A segment that left candidates out says how relevant the best of them is (`more`), for
 % spare_flow_/6; one that showed all it found says nothing.
 more_left_out_(Outside, Meta0, Meta) :-
-    (   aggregate_all(max(Score), ( member(c(_, Score, _, _, _), Outside), number(Score) ), Best)
+    (   best_score_(Outside, Best)
     ->  Meta = Meta0.put(more, Best)
     ;   Meta = Meta0
     ).
+
+% best_score_(+Facts, -Best) is semidet: the highest score (a number) of Facts, candidates
+% c(Id, Score, ...) or placed facts p(c(...), ...); fails when none has one. A walk compiled
+% with this file's optimise flag: aggregate_all(max(S), ...) takes each score through the
+% guarded is/2 of library(aggregate) (~19,000 calls of the guard's check in 60 frames).
+best_score_(Facts, Best) :-
+    best_score_(Facts, none, Best).
+
+best_score_([], Best0, Best) :-
+    Best0 \== none,
+    Best = Best0.
+best_score_([F|Fs], Best0, Best) :-
+    (   fact_score_(F, S), number(S)
+    ->  (   Best0 == none -> Best1 = S ; Best1 is max(Best0, S) )
+    ;   Best1 = Best0
+    ),
+    best_score_(Fs, Best1, Best).
+
+fact_score_(c(_, S, _, _, _), S).
+fact_score_(p(c(_, S, _, _, _), _, _, _), S).
 
 % segment_candidates_(+Goal, +Settings, +Segment, +Page, -Path, -Candidates): the jump's hits
 % (at least Page of each search), what the walk, the bridge and the speaker add to its seeds,
@@ -1383,12 +1403,15 @@ candidate_keyed_(C, NS-C) :-
 % ties all its steps at one score. Session rollups summarise whole sessions: they never seed.
 % In a mount only the members in its region are lifted: an arc is linked to one cell, and its
 % steps may lie in cells the mount does not reach.
-% A member's own score is looked up in an AVL tree of the pairs (the first score of each key,
-% as memberchk/2 finds it in the list): a frame's ~250 hits hold ~25 arcs of ~10 members, and
-% a scan of the list per member cost ~0.5 ms of a frame where a goal names a failing test.
+% A member's own score is looked up in a dict of the pairs (the first score of each key, as
+% memberchk/2 finds it in the list): a frame's ~250 hits hold ~25 arcs of ~10 members, and a
+% scan of the list per member cost ~0.5 ms of a frame where a goal names a failing test. A
+% dict, not an AVL tree: list_to_assoc/2 does its arithmetic through the guarded is/2 (~265
+% calls a frame); dict_pairs/3 and get_dict/3 are C (250 pairs and their look-ups: 60 us,
+% 500 us as an AVL tree through the guard).
 open_arcs_(Segment, Pairs, Out) :-
     sort(1, @<, Pairs, ByKey),
-    list_to_assoc(ByKey, Scores),
+    dict_pairs(Scores, scores, ByKey),
     findall(K-S, ( member(R-S0, Pairs), record_items_(R, S0, Scores, Segment, K, S) ), Opened),
     best_pairs_(Opened, Out).
 
@@ -1398,7 +1421,7 @@ record_items_(A, S0, Scores, Segment, H, S) :-
     arc(A), !,
     arc_member(A, H),
     (   Segment = mount(_, _, _) -> in_segment_(H, Segment) ; true ),
-    (   get_assoc(H, Scores, Own) -> true ; Own = 0.0 ),
+    (   get_dict(H, Scores, Own) -> true ; Own = 0.0 ),
     S is round((0.5 * S0 + 0.5 * Own) * 10000) / 10000.
 
 best_pairs_(Pairs, Best) :-
@@ -3537,8 +3560,7 @@ fact_day_(Id, Day) :-
     ;   time_of_(Id, Time),
         (   string_codes(Time, Codes),
             Codes = [Y1, Y2, Y3, Y4, 0'-, M1, M2, 0'-, D1, D2, 0'T, H1, H2, 0':, I1, I2, 0':, S1, S2, 0'Z],
-            forall(member(C, [Y1, Y2, Y3, Y4, M1, M2, D1, D2, H1, H2, I1, I2, S1, S2]),
-                   between(0'0, 0'9, C))
+            digit_codes_([Y1, Y2, Y3, Y4, M1, M2, D1, D2, H1, H2, I1, I2, S1, S2])
         ->  sub_string(Time, 0, 10, _, Seen)
         ;   Seen = none
         ),
@@ -3546,6 +3568,13 @@ fact_day_(Id, Day) :-
     ),
     Seen \== none,
     Day = Seen.
+
+% digit_codes_(+Codes): every code is a decimal digit 0-9 (compared in this file's compiled
+% arithmetic: forall/2 over between/3 was a meta-call of each).
+digit_codes_([]).
+digit_codes_([C|Cs]) :-
+    C >= 0'0, C =< 0'9,
+    digit_codes_(Cs).
 
 % by_day_(+Kept, -Grouped): the facts of a segment as the frame writes them: the facts of one
 % day together (under one line naming it), the days in the order of their first fact, each
@@ -3635,7 +3664,7 @@ apply_step_(Placed, I, Step, Out, Gone) :-
     ).
 
 frame_best_score_(Placed, Best) :-
-    aggregate_all(max(S), member(p(c(_, S, _, _, _), _, _, _), Placed), Best0),
+    best_score_(Placed, Best0),
     Best is max(Best0, 1.0e-9).
 
 % The value of a fact at a rung: relevance relative to the best, cubed, times the rung's fidelity.

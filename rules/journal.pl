@@ -56,6 +56,14 @@
 :- use_module(library(solution_sequences)).
 :- use_module(library(sha)).
 :- use_module(store).
+% Loaded before the flag below, though no clause here names it: library(apply_macros), when
+% another file has loaded it, expands this file's maplist/N calls and loads library(yall) on
+% the way, which would then be compiled with the flag (its arithmetic past the guard).
+:- use_module(library(yall), []).
+% Arithmetic compiled to VM instructions (this file only): a frame reads items' pointers and
+% counts here, and a call of is/2 or a comparison would go through rules/arith_guard.pl's
+% wrapper. Every expression here is the module's own (lines, counts, bits), none a caller's.
+:- set_prolog_flag(optimise, true).
 
 /** <module> The journal: typed items as facts
 
@@ -1480,3 +1488,6 @@ journal_user_speakers(Names, Users) :-
 
 live_kind_(H, K) :- item_kind(H, K).
 live_seg_(H, G) :- item_segment(H, G).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

@@ -2,6 +2,11 @@
           [ search_pairs_max/1          % -Max
           ]).
 :- use_module(library(lists), [member/2]).
+% Arithmetic compiled to VM instructions (this file only): every sub_atom/5, sub_string/5 and
+% splitting atomic_list_concat/3 comes here first, and long_search_/3's few comparisons of
+% lengths (~5,000 in 60 warm frames) went through rules/arith_guard.pl's wrapper. Its
+% expressions are lengths and places this file computes, never a caller's.
+:- set_prolog_flag(optimise, true).
 
 /** <module> Searching text for a long part, a position at a time
 
@@ -105,3 +110,6 @@ parts_(Start, At, N, M, Text, Sep, Parts) :-
                   atc_search_guard:icase_place_(H, S, N, W)).
 :- wrap_predicate(system:atomic_list_concat(L, S, T), atc_search_guard, W,
                   atc_search_guard:split_(L, S, T, W)).
+
+% The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
+:- set_prolog_flag(optimise, false).

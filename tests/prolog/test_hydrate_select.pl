@@ -287,6 +287,39 @@ test(none, [true(Best == [])]) :-
 
 :- end_tests(hydrate_best_per_id).
 
+/* The best score among a segment's facts (best_score_/2): the frame's best placed fact
+   (frame_best_score_/2) and what a segment that left candidates out says of the best of them
+   (`more`). A score that is no number is passed over, as aggregate_all/3's number(S) did. */
+
+:- begin_tests(hydrate_best_score).
+
+test(of_candidates_the_highest, [true(Best =:= 0.9)]) :-
+    atc_hydrate:best_score_([c(a, 0.4, seed, 0, x), c(b, 0.9, near, 1, y), c(c, 0.2, far, 2, z)],
+                            Best).
+
+test(of_placed_facts_the_highest, [true(Best =:= 0.7)]) :-
+    atc_hydrate:best_score_([p(c(a, 0.7, seed, 0, x), l0, 12, []),
+                             p(c(b, 0.1, near, 1, y), l1, 5, [])], Best).
+
+test(a_score_that_is_no_number_is_passed_over, [true(Best =:= 0.3)]) :-
+    atc_hydrate:best_score_([c(a, none, seed, 0, x), c(b, 0.3, near, 1, y)], Best).
+
+test(none_scored, [fail]) :-
+    atc_hydrate:best_score_([c(a, none, seed, 0, x)], _).
+
+test(none, [fail]) :-
+    atc_hydrate:best_score_([], _).
+
+test(a_segment_that_left_candidates_out_says_the_best_of_them,
+     [true(Meta == meta{segment: s, more: 0.6})]) :-
+    atc_hydrate:more_left_out_([c(a, 0.2, seed, 0, x), c(b, 0.6, near, 1, y)], meta{segment: s},
+                               Meta).
+
+test(a_segment_that_showed_all_it_found_says_nothing, [true(Meta == meta{segment: s})]) :-
+    atc_hydrate:more_left_out_([], meta{segment: s}, Meta).
+
+:- end_tests(hydrate_best_score).
+
 /* A fact's heading line (fovea_/3 prices each rung with it): the timed one for a record with a
    time, the untimed one for a record without (its heading shows none). */
 

@@ -326,6 +326,24 @@ test(utc_times_read_fast_agree_with_parse_time,
 test(a_time_no_reader_knows_has_no_stamp, [fail]) :-
     atc_when:item_stamp_("soon", _).
 
+% The journal's UTC times are read digit by digit (utc_stamp_/2); any other text, a field not of
+% digits included, is left to parse_time/3, which reads it or not as it reads ISO 8601.
+test(times_the_fast_reader_passes_on_read_as_parse_time_reads_them,
+     [forall(member(T, ["2026-01-05T08:00:07.5", "2026-01-05T08:00:07Zulu", "2026-1-05T08:00:07Z",
+                        "2026-01-05T8:00:07Z", "2026-01-05 08:00:07Z", "2026-01-05T08:00:07+01:00"])),
+      true(Read == Expected)]) :-
+    (   atc_when:item_stamp_(T, Stamp) -> Read = Stamp ; Read = none ),
+    (   catch(parse_time(T, iso_8601, S0), _, fail) -> Expected = S0 ; Expected = none ).
+
+test(a_time_with_a_field_not_of_digits_is_not_read_fast, [fail]) :-
+    atc_when:utc_stamp_("2026-0a-05T08:00:07Z", _).
+
+test(a_named_day_is_its_day_since_1970, [true(Day == 19450)]) :-
+    atc_when:date_day_('2023-04-03', Day).
+
+test(a_named_day_not_of_digits_is_none, [fail]) :-
+    atc_when:date_day_('2023-0x-03', _).
+
 :- end_tests(item_stamps).
 
 /* Two times and bounds (now: Saturday 2023-03-11). Before, only the first of two named times
