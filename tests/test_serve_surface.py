@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from granted_home import granted_memory
-from held_sockets import closed_by_server
+from held_sockets import closed_by_server, wait_read_by_server
 from test_sharing import Server
 
 #: The server's limits, small enough for a test to reach quickly.
@@ -110,27 +110,71 @@ def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted)
     assert took < 15
 
 
+def _requests_in_progress(port: int, token: str, count: int) -> list[socket.socket]:
+    """``count`` connections each holding a request the server is reading: its headers came,
+    its body has not (it waits BODY_TIMEOUT for the rest)."""
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.sendall(b"POST /v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                     token.encode() + b"\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n{")
+        wait_read_by_server(sock)
+        held.append(sock)
+    return held
+
+
 def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
     """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
     caller opening thousands held the server's memory in thousands of them. The refusal is
     JSON, as every refusal is."""
-    server = PatchedServer(granted[0])
-    idle = []
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\n")
+    busy = []
     try:
-        for _ in range(4):
-            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
+        busy = _requests_in_progress(server.port, granted[1], 3)  # with the caller's, 4
         time.sleep(0.5)
         status, body = get(server.url + "/v1/whoami", granted[1])
-        for sock in idle:
+        for sock in busy:
             sock.close()
         time.sleep(0.5)
         after, _ = get(server.url + "/v1/whoami", granted[1])
     finally:
+        for sock in busy:
+            sock.close()
         server.stop()
     assert status == 503 and after == 200
     # in the body every refusal has (it was uvicorn's plain-text "Service Unavailable")
     assert body == {"error": "the server is answering as many connections as it takes (4); "
                              "retry in a moment"}
+
+
+def test_connections_held_half_open_do_not_keep_other_callers_out(granted):
+    """One caller, without a token, holding every connection the server takes with a request
+    line and never its end (each opened again as the headers' deadline closes it) had every
+    other caller answered 503 for as long as it went on (64 such connections against `atc
+    serve`: three callers in a row refused). Now a connection that comes when the server
+    holds as many as it takes closes the one waiting longest for its headers; a request being
+    read is never closed so."""
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\n")
+    half_open, busy = [], []
+    try:
+        busy = _requests_in_progress(server.port, granted[1], 1)
+        time.sleep(0.5)
+        for _ in range(6):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
+            half_open.append(sock)
+        time.sleep(0.5)
+        status, body = get(server.url + "/v1/whoami", granted[1])
+        busy[0].sendall(b" " * 999)         # the request being read was left alone
+        busy[0].settimeout(30)
+        answer = busy[0].recv(4096)
+    finally:
+        for sock in half_open + busy:
+            sock.close()
+        server.stop()
+    assert status == 200, body
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]   # its body, "{" and spaces, read whole
 
 
 def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(

@@ -441,15 +441,21 @@ def bounded_http_protocol() -> type:
       connection, and its timer stops at the first byte that arrives: a request line alone, or
       nothing at all, held the connection for ever. A request whose headers came is left
       alone (its body has BODY_TIMEOUT; its answer takes what it takes);
+    - a connection that comes when MAX_CONNECTIONS are open closes the one that has waited
+      longest for its request's headers (one that sent nothing, part of a request line, or
+      nothing since its last answer): one caller holding every connection half-open, each
+      opened again as the deadline closed it, had every other caller answered 503 for as long
+      as it went on, without a token. A caller whose request has come is never closed so;
     - past MAX_CONNECTIONS connections (or requests in progress) a request is answered 503
       with the JSON body every refusal has, as uvicorn's ``limit_concurrency`` answered it
-      in plain text.
+      in plain text: when every connection holds a request (its body arriving, its answer).
     """
     from starlette.responses import JSONResponse
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class ServeProtocol(H11Protocol):
         _deadline: Any = None
+        _waiting_since: float | None = None     # when it began to wait for a request's headers
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
@@ -471,6 +477,19 @@ def bounded_http_protocol() -> type:
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._start_deadline()
+            if len(self.connections) >= MAX_CONNECTIONS:   # the count _bounded refuses at
+                self._close_longest_waiting()
+
+        def _waiting(self) -> bool:
+            """No request of this connection is being read or answered: it waits for one."""
+            return (self.cycle is None or self.cycle.response_complete) and \
+                not self.transport.is_closing()
+
+        def _close_longest_waiting(self) -> None:
+            waiting = [c for c in self.connections
+                       if c is not self and isinstance(c, ServeProtocol) and c._waiting()]
+            if waiting:
+                min(waiting, key=lambda c: c._waiting_since or 0.0).transport.close()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -484,6 +503,7 @@ def bounded_http_protocol() -> type:
         def _start_deadline(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
+            self._waiting_since = self.loop.time()
             self._deadline = self.loop.call_later(HEADERS_TIMEOUT, self._headers_late)
 
         def _headers_late(self) -> None:
