@@ -293,3 +293,28 @@ def test_a_connection_that_never_finishes_a_request_is_closed_at_the_deadline(gr
         server.stop()
     assert closed == [True, True, True, True]
     assert status == 200
+
+
+def test_a_request_that_is_not_http_is_refused_in_json(granted):
+    """A malformed request line, or two Content-Length headers, were refused by uvicorn in plain
+    text (`Invalid HTTP request received.`), where every refusal's body is JSON."""
+    server = PatchedServer(granted[0])
+    answers = []
+    try:
+        for request in (b"GET /v1/whoami HTTP/1.1 trailing\r\nHost: x\r\n\r\n",
+                        b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                        b"Content-Length: 40\r\n\r\n{}"):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+                sock.sendall(request)
+                answer = b""
+                while chunk := sock.recv(4096):
+                    answer += chunk
+            answers.append(answer)
+    finally:
+        server.stop()
+    for answer in answers:
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400"), answer[:300]
+        assert json.loads(body) == {"error": "the request is not valid HTTP/1.1 (a malformed line, "
+                                             "headers too large, two Content-Length headers, "
+                                             "...)"}

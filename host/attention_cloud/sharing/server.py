@@ -428,6 +428,10 @@ def _say_when_nobody_holds_a_token(app: Any) -> None:
     app.state.no_tokens.check(mem)
 
 
+#: What a caller whose request is not HTTP/1.1 as h11 reads it is told (a 400).
+INVALID_REQUEST = ("the request is not valid HTTP/1.1 (a malformed line, headers too large, two "
+                   "Content-Length headers, ...)")
+
 #: What a caller past MAX_CONNECTIONS is told (uvicorn's own refusal was plain text).
 TOO_MANY_CONNECTIONS = ("the server is answering as many connections as it takes ({}); "
                         "retry in a moment")
@@ -494,6 +498,21 @@ def bounded_http_protocol() -> type:
         def on_response_complete(self) -> None:
             super().on_response_complete()
             self._start_deadline()
+
+        def send_400_response(self, msg: str) -> None:
+            """A request h11 cannot read (a malformed line, headers too large, two
+            Content-Lengths) refused in the JSON body every refusal has: uvicorn's was the
+            plain text `Invalid HTTP request received.`"""
+            import h11
+
+            body = json.dumps({"error": INVALID_REQUEST}).encode("utf-8")
+            headers = [(b"content-type", b"application/json"),
+                       (b"content-length", str(len(body)).encode("ascii")),
+                       (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                          h11.Data(data=body), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._deadline is not None:
