@@ -318,3 +318,27 @@ def test_a_request_that_is_not_http_is_refused_in_json(granted):
         assert json.loads(body) == {"error": "the request is not valid HTTP/1.1 (a malformed line, "
                                              "headers too large, two Content-Length headers, "
                                              "...)"}
+
+
+def test_one_principal_holds_at_most_a_few_requests_at_once(granted):
+    """A grantee holding every connection with a request whose body came a byte at a time
+    (each BODY_TIMEOUT long, then opened again) had every other caller answered 503, their
+    share of the server's time untouched (it counts the seconds answering takes). Now past
+    MAX_REQUESTS_PER_PRINCIPAL requests being read or answered they are answered 429 at once."""
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\ns.MAX_CONNECTIONS = 64\n"
+                                             "s.MAX_REQUESTS_PER_PRINCIPAL = 2\n")
+    busy = []
+    try:
+        busy = _requests_in_progress(server.port, granted[1], 2)
+        status, body = get(server.url + "/v1/whoami", granted[1])
+        for sock in busy:
+            sock.close()
+        time.sleep(0.5)
+        after, _ = get(server.url + "/v1/whoami", granted[1])
+    finally:
+        for sock in busy:
+            sock.close()
+        server.stop()
+    assert (status, after) == (429, 200), body
+    assert body == {"error": "erin has 2 requests in progress on this server, as many as one "
+                             "caller may; retry when one is answered"}

@@ -28,6 +28,7 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from typing import Any, Callable
 
 from ..errors import AtcError, HomeError, InputError, one_line
@@ -55,6 +56,11 @@ HEADERS_TIMEOUT = 30.0
 #: The most connections served at once; past it a caller is answered 503 at once (each one
 #: may hold up to MAX_BODY_BYTES while its body arrives).
 MAX_CONNECTIONS = 64
+
+#: The most requests of one principal read or answered at once; past it they are answered 429
+#: at once: a grantee holding every connection with a request whose body came a byte at a
+#: time (each BODY_TIMEOUT long, then again) had every other caller answered 503.
+MAX_REQUESTS_PER_PRINCIPAL = 4
 
 #: What a caller is told when the home cannot be opened: the reason (a path of the owner's
 #: machine, the state of their files) is printed on the server's standard error instead, since
@@ -84,6 +90,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
     verified = VerifiedTokens()
     nobody = NoTokensNotice()
     shares = FairShare(share, burst)
+    in_progress: Counter[str] = Counter()    # each principal's requests being read or answered
 
     def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
         if status == 401:
@@ -118,37 +125,45 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
                 if wait is not None:        # refused before their body is read
                     return refuse(429, f"{principal} has used their share of this server's "
                                        f"time; retry in {wait} s", {"Retry-After": str(wait)})
-                body: dict[str, Any] = {}
-                if request.method == "POST":
-                    try:
-                        raw = await body_in_time(request)
-                    except BodyLate as exc:
-                        return refuse(408, str(exc))
-                    if raw is None:
-                        return refuse(413, f"the request body is larger than "
-                                           f"{MAX_BODY_BYTES:,} bytes")
-                    try:
-                        body = json.loads(raw)
-                    except (ValueError, RecursionError):   # RecursionError: nested too deep
-                        return refuse(400, "the request body must be a JSON object")
-                    if not isinstance(body, dict):
-                        return refuse(400, "the request body must be a JSON object")
-                # other requests ran while this one waited (its token's check, its body):
-                # memory may have been reopened and the token removed meanwhile
-                mem = reader.memory()
-                if await verified.principal(mem, token) != principal:
-                    return refuse(401, "invalid token")
-                state = policy.sharing_state(mem)
-                if (state.owner and state.kind_of(principal) == "team"
-                        and state.kind_of(state.owner) == "team"):
-                    return refuse(403, "a pool cannot mount another pool")
-                started = time.monotonic()
+                if in_progress[principal] >= MAX_REQUESTS_PER_PRINCIPAL:
+                    return refuse(429, f"{principal} has {MAX_REQUESTS_PER_PRINCIPAL} requests in "
+                                       f"progress on this server, as many as one caller may; "
+                                       f"retry when one is answered", {"Retry-After": "1"})
+                in_progress[principal] += 1
                 try:
-                    # inf and nan as atc query prints them: the JSON writer refused them,
-                    # and the caller was told its request was bad
-                    return JSONResponse(strict_json(fn(mem, principal, request, body)))
-                finally:            # an error took the server's time as well
-                    shares.charge(principal, time.monotonic() - started)
+                    body: dict[str, Any] = {}
+                    if request.method == "POST":
+                        try:
+                            raw = await body_in_time(request)
+                        except BodyLate as exc:
+                            return refuse(408, str(exc))
+                        if raw is None:
+                            return refuse(413, f"the request body is larger than "
+                                               f"{MAX_BODY_BYTES:,} bytes")
+                        try:
+                            body = json.loads(raw)
+                        except (ValueError, RecursionError):   # RecursionError: nested too deep
+                            return refuse(400, "the request body must be a JSON object")
+                        if not isinstance(body, dict):
+                            return refuse(400, "the request body must be a JSON object")
+                    # other requests ran while this one waited (its token's check, its body):
+                    # memory may have been reopened and the token removed meanwhile
+                    mem = reader.memory()
+                    if await verified.principal(mem, token) != principal:
+                        return refuse(401, "invalid token")
+                    state = policy.sharing_state(mem)
+                    if (state.owner and state.kind_of(principal) == "team"
+                            and state.kind_of(state.owner) == "team"):
+                        return refuse(403, "a pool cannot mount another pool")
+                    started = time.monotonic()
+                    try:
+                        # inf and nan as atc query prints them: the JSON writer refused them,
+                        # and the caller was told its request was bad
+                        return JSONResponse(strict_json(fn(mem, principal, request, body)))
+                    finally:            # an error took the server's time as well
+                        shares.charge(principal, time.monotonic() - started)
+                finally:
+                    in_progress[principal] -= 1
             except InputError as exc:
                 return refuse(404, one_line(exc, "http"))
             except (HomeError, OSError) as exc:   # the home's state, not the caller's input
