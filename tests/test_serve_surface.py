@@ -124,24 +124,31 @@ def _requests_in_progress(port: int, token: str, count: int) -> list[socket.sock
     return held
 
 
+def _whoami_while_requests_in_progress(server: "PatchedServer", token: str,
+                                        count: int) -> tuple[int, dict, int]:
+    """GET /v1/whoami while ``count`` requests of the token's are in progress, then again once
+    they are gone: the first answer's status and body, the second's status. Stops ``server``."""
+    busy = []
+    try:
+        busy = _requests_in_progress(server.port, token, count)
+        status, body = get(server.url + "/v1/whoami", token)
+        for sock in busy:
+            sock.close()
+        time.sleep(0.5)
+        after, _ = get(server.url + "/v1/whoami", token)
+    finally:
+        for sock in busy:
+            sock.close()
+        server.stop()
+    return status, body, after
+
+
 def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
     """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
     caller opening thousands held the server's memory in thousands of them. The refusal is
     JSON, as every refusal is."""
     server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\n")
-    busy = []
-    try:
-        busy = _requests_in_progress(server.port, granted[1], 3)  # with the caller's, 4
-        time.sleep(0.5)
-        status, body = get(server.url + "/v1/whoami", granted[1])
-        for sock in busy:
-            sock.close()
-        time.sleep(0.5)
-        after, _ = get(server.url + "/v1/whoami", granted[1])
-    finally:
-        for sock in busy:
-            sock.close()
-        server.stop()
+    status, body, after = _whoami_while_requests_in_progress(server, granted[1], 3)  # and it: 4
     assert status == 503 and after == 200
     # in the body every refusal has (it was uvicorn's plain-text "Service Unavailable")
     assert body == {"error": "the server is answering as many connections as it takes (4); "
@@ -327,18 +334,7 @@ def test_one_principal_holds_at_most_a_few_requests_at_once(granted):
     MAX_REQUESTS_PER_PRINCIPAL requests being read or answered they are answered 429 at once."""
     server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\ns.MAX_CONNECTIONS = 64\n"
                                              "s.MAX_REQUESTS_PER_PRINCIPAL = 2\n")
-    busy = []
-    try:
-        busy = _requests_in_progress(server.port, granted[1], 2)
-        status, body = get(server.url + "/v1/whoami", granted[1])
-        for sock in busy:
-            sock.close()
-        time.sleep(0.5)
-        after, _ = get(server.url + "/v1/whoami", granted[1])
-    finally:
-        for sock in busy:
-            sock.close()
-        server.stop()
+    status, body, after = _whoami_while_requests_in_progress(server, granted[1], 2)
     assert (status, after) == (429, 200), body
     assert body == {"error": "erin has 2 requests in progress on this server, as many as one "
                              "caller may; retry when one is answered"}
