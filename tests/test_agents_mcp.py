@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -321,12 +322,18 @@ def test_a_write_tool_gives_up_after_a_bounded_wait_with_one_line(home: Path) ->
     assert seen["rows"] == []
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def start_http(argv: list[str], env: dict) -> tuple[subprocess.Popen, int, str]:
+    """A server started by ``argv`` (``atc mcp --http --port 0``: a free port, no race with
+    another process for one picked beforehand), its port as its serving line names it, and
+    that line: the first on stderr, printed once the socket listens."""
+    server = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+    line = server.stderr.readline()
+    found = re.match(r"atc mcp: serving http://127\.0\.0\.1:(\d+)/mcp;", line)
+    if found is None:
+        server.kill()
+        pytest.fail(f"no serving line: {line}{server.stderr.read()}")
+    return server, int(found.group(1)), line
 
 
 def test_streamable_http_on_loopback(home: Path) -> None:
@@ -337,10 +344,8 @@ def test_streamable_http_on_loopback(home: Path) -> None:
 
     import httpx2
 
-    port = _free_port()
     env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": HTTP_TOKEN}
-    server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server, port, _line = start_http([ATC, "mcp", "--http", "--port", "0"], env)
     seen: dict = {}
 
     async def body() -> None:
@@ -371,7 +376,7 @@ def test_streamable_http_on_loopback(home: Path) -> None:
     assert seen["tools"] == TOOLS
     assert len(seen["rows"]) == 1
     # faiss's loader reported every CPU build it could not load, at the SDK's INFO level
-    assert b"faiss" not in server.stderr.read()
+    assert "faiss" not in server.stderr.read()
     # what stdio answers (test_every_request_gets_an_answer_over_stdio), HTTP answers too,
     # status 400: the SDK's own answers gave id null, called a lone surrogate a parse error
     # ("unexpected end of hex escape"), printed pydantic's report of many lines, and accepted
@@ -447,21 +452,6 @@ def _http_status(port: int, headers: dict[str, str]) -> tuple[int, dict]:
         return exc.code, {**json.loads(exc.read()), "www": exc.headers.get("www-authenticate")}
 
 
-def _wait_listening(port: int, server: subprocess.Popen) -> None:
-    import socket
-    import time
-
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            assert server.poll() is None, server.stderr.read()
-            assert time.monotonic() < deadline, "atc mcp --http never listened"
-            time.sleep(0.2)
-
-
 def test_http_answers_only_the_bearer_of_its_token(tmp_path: Path) -> None:
     """`atc mcp --http` answered any process on the machine: the tools read, wrote and erased
     the home as its owner with no credential at all. Every request now needs the server's
@@ -469,14 +459,11 @@ def test_http_answers_only_the_bearer_of_its_token(tmp_path: Path) -> None:
     is made once, kept in HOME/mcp-token readable by its owner alone, in a home only its
     owner can enter, and the same file serves the next start."""
     home = tmp_path / "fresh-home"
-    port = _free_port()
     env = {k: v for k, v in os.environ.items() if k != "ATC_MCP_TOKEN"}
     env["ATC_HOME"] = str(home)
     seen: dict = {}
-    server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server, port, serving_line = start_http([ATC, "mcp", "--http", "--port", "0"], env)
     try:
-        _wait_listening(port, server)
         token = (home / "mcp-token").read_text().strip()
         for name, headers in (("none", {}), ("wrong", {"Authorization": "Bearer " + "x" * 43}),
                               ("basic", {"Authorization": f"Basic {token}"}),
@@ -494,7 +481,7 @@ def test_http_answers_only_the_bearer_of_its_token(tmp_path: Path) -> None:
     assert len(token) >= 32
     assert (home / "mcp-token").stat().st_mode & 0o777 == 0o600
     assert home.stat().st_mode & 0o777 == 0o700
-    assert "mcp-token" in server.stderr.read().decode()   # says where the token is
+    assert "mcp-token" in serving_line   # says where the token is
     # the next start keeps the token, so a client's configuration stays valid
     from attention_cloud.agents.mcp_auth import server_token
 
@@ -502,7 +489,7 @@ def test_http_answers_only_the_bearer_of_its_token(tmp_path: Path) -> None:
 
 
 def test_a_short_token_from_the_environment_is_refused(tmp_path: Path) -> None:
-    out = subprocess.run([ATC, "mcp", "--http", "--port", str(_free_port())],
+    out = subprocess.run([ATC, "mcp", "--http", "--port", "0"],
                          env={**os.environ, "ATC_HOME": str(tmp_path / "h"),
                               "ATC_MCP_TOKEN": "secret"},
                          capture_output=True, text=True, timeout=60)
@@ -739,7 +726,7 @@ def test_every_request_gets_an_answer_over_stdio(raw_replies) -> None:
 def test_a_home_that_cannot_keep_the_token_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
-    out = subprocess.run([ATC, "mcp", "--http", "--port", str(_free_port())],
+    out = subprocess.run([ATC, "mcp", "--http", "--port", "0"],
                          env={**{k: v for k, v in os.environ.items() if k != "ATC_MCP_TOKEN"},
                               "ATC_HOME": str(blocker / "home")},
                          capture_output=True, text=True, timeout=60)

@@ -19,7 +19,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from test_agents_mcp import _free_port, _wait_listening
+from test_agents_mcp import start_http
 from held_sockets import closed_by_server, wait_read_by_server
 
 TOKEN = "t" * 32
@@ -28,14 +28,12 @@ TOKEN = "t" * 32
 def _start(home: Path, body_timeout: float = 1.0) -> tuple[subprocess.Popen, int]:
     """`atc mcp --http` with the serving bounds shortened (headers 1 s, the body
     ``body_timeout``, 4 connections)."""
-    port = _free_port()
     code = ("import attention_cloud.sharing.server as s\n"
             f"s.HEADERS_TIMEOUT = 1.0\ns.BODY_TIMEOUT = {body_timeout}\ns.MAX_CONNECTIONS = 4\n"
             "from attention_cloud.cli import main\n"
-            f"main(['mcp', '--http', '--port', '{port}'])")
+            "main(['mcp', '--http', '--port', '0'])")
     env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": TOKEN}
-    server = subprocess.Popen([sys.executable, "-c", code], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server, port, _line = start_http([sys.executable, "-c", code], env)
     return server, port
 
 
@@ -46,7 +44,6 @@ def _serving(home: Path, body_timeout: float = 1.0):
     server, port = _start(home, body_timeout)
     held: list[socket.socket] = []
     try:
-        _wait_listening(port, server)
         yield port, held
     finally:
         for sock in held:

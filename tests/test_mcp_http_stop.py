@@ -6,21 +6,28 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from test_agents_mcp import ATC, _free_port, _wait_listening
+from test_agents_mcp import ATC, start_http
 
 
 def _start(home: Path) -> tuple[subprocess.Popen, int]:
-    port = _free_port()
+    """A server started on a free port; it listens once this returns (its serving line read)."""
     env = {**os.environ, "ATC_HOME": str(home)}
     env.pop("ATC_MCP_TOKEN", None)
-    server = subprocess.Popen([ATC, "mcp", "--http", "--port", str(port)], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server, port, _line = start_http([ATC, "mcp", "--http", "--port", "0"], env)
     return server, port
+
+
+def _wait_answering(port: int) -> None:
+    """Until the server answers a request (a 401: no token), not only accepts connections."""
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+        sock.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert sock.recv(64).startswith(b"HTTP/1.1 401"), "the server never answered"
 
 
 def _stopped(server: subprocess.Popen, sig: int) -> tuple[int, str]:
@@ -36,7 +43,7 @@ def _stopped(server: subprocess.Popen, sig: int) -> tuple[int, str]:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_stop_of_a_serving_mcp_http_server_exits_0(tmp_path, sig):
     server, port = _start(tmp_path / "home")
-    _wait_listening(port, server)
+    _wait_answering(port)       # uvicorn has taken the signals over
     code, stderr = _stopped(server, sig)
     assert code == 0, stderr
     assert "Traceback" not in stderr and "interrupted" not in stderr, stderr
@@ -45,8 +52,7 @@ def test_a_stop_of_a_serving_mcp_http_server_exits_0(tmp_path, sig):
 def test_a_stop_as_soon_as_the_serving_line_is_printed_exits_0(tmp_path):
     """The serving line comes before uvicorn takes the signals over: a script that stops the
     server on seeing it found the process killed by the signal."""
-    server, _ = _start(tmp_path / "home")
-    assert server.stderr.readline().startswith("atc mcp: serving http://127.0.0.1:")
+    server, _ = _start(tmp_path / "home")     # returns on the serving line
     code, stderr = _stopped(server, signal.SIGTERM)
     assert code == 0, stderr
     assert "Traceback" not in stderr, stderr

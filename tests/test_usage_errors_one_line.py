@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from attention_cloud.cli import main
+from attention_cloud.cli_base import AtcGroup
 
 ATC = str(Path(sys.executable).parent / "atc")
 
@@ -36,6 +38,7 @@ REFUSED = [
     (["grant", "nope"], "atc: grant: No such command 'nope'. (try atc grant --help)"),
     (["nope"], "atc: No such command 'nope'. (try atc --help)"),
     (["--bogus", "stats"], "atc: No such option '--bogus'. (try atc --help)"),
+    (["--home", "h"], "atc: Missing command. (try atc --help)"),   # options, no command
 ]
 IDS = [" ".join(argv) for argv, _ in REFUSED]
 
@@ -60,10 +63,69 @@ def test_the_atc_program_says_it_in_one_line(argv, line, tmp_path):
     assert not home.exists()
 
 
-def test_a_group_called_bare_still_prints_its_help():
-    out = CliRunner().invoke(main, ["grant"], prog_name="atc")
-    assert out.output.startswith("Usage: atc grant [OPTIONS] COMMAND [ARGS]...")
-    assert "add" in out.output
+def _groups(group: click.Group, path: tuple[str, ...] = ()):
+    """Every group of ``atc`` (``atc`` itself first) with the words that call it."""
+    yield path, group
+    for name in group.list_commands(None):
+        sub = group.get_command(None, name)
+        if isinstance(sub, click.Group):
+            yield from _groups(sub, (*path, name))
+
+
+def _commands(group: click.Group):
+    for name in group.list_commands(None):
+        sub = group.get_command(None, name)
+        yield sub
+        if isinstance(sub, click.Group):
+            yield from _commands(sub)
+
+
+GROUPS = [path for path, group in _groups(main) if group.no_args_is_help]
+
+
+def test_only_the_hook_group_called_bare_is_no_help():
+    """`atc hook` alone is a refusal the hook guard logs (exit 0, nothing on stdout: a hook's
+    stdout reaches the model, test_agents_hooks.py); every other group prints its help."""
+    assert [path for path, group in _groups(main) if not group.no_args_is_help] == [("hook",)]
+
+
+@pytest.mark.parametrize("path", GROUPS, ids=[" ".join(("atc", *p)) for p in GROUPS])
+def test_a_group_called_bare_prints_its_help_and_exits_0(path, tmp_path):
+    """As ``--help`` does: nothing was refused. click 8.2 answered it as an error, the help
+    on stderr and exit 2 (and under the hook guard, `atc hook` logged the help as an error
+    and printed it as one `atc: Usage: ...` line)."""
+    home = tmp_path / "home"
+    out = CliRunner().invoke(main, list(path), env={"ATC_HOME": str(home)}, prog_name="atc")
+    assert (out.exit_code, out.stderr) == (0, ""), out.output
+    assert out.stdout.startswith(f"Usage: {' '.join(('atc', *path))} [OPTIONS] COMMAND")
+    assert out.stdout == CliRunner().invoke(main, [*path, "--help"], prog_name="atc").stdout
+    assert not home.exists()
+
+
+def test_the_atc_program_called_bare_prints_its_help_and_exits_0():
+    done = subprocess.run([ATC, "grant"], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin"})
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("Usage: atc grant [OPTIONS] COMMAND [ARGS]...")
+
+
+def test_every_command_names_itself_in_a_refusal():
+    """The parser raises some refusals (``Option '--kind' requires an argument.``) without
+    the command they are for: every command is one of ours, which names it."""
+    from attention_cloud.cli_base import AtcCommand
+
+    strays = [c.name for c in _commands(main) if not isinstance(c, AtcCommand | AtcGroup)]
+    assert strays == []
+
+
+def test_a_failed_benchmark_run_is_one_line(tmp_path):
+    """`atc bench attention` said its errors in click's own form, `Error: ...`."""
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("one\n", encoding="utf-8")
+    out = CliRunner().invoke(main, ["bench", "attention", "--seeds-file", str(seeds)],
+                             prog_name="atc")
+    assert out.exit_code != 0 and out.stdout == ""
+    assert out.stderr == f"atc: {seeds}:1: not an integer seed: 'one'\n"
 
 
 def test_a_hook_call_refused_names_its_command_and_exits_0(tmp_path):

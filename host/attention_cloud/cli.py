@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import click
 
 from .api_args import MAX_BUDGET
+from .cli_base import AtcGroup, OneLineError, errors_in_one_line
 from .closed_output import (flush_quietly, keep_working_when_output_closes,
                             stopping_quietly_when_output_closes)
 from .errors import AtcError, UsageError, one_line
@@ -25,19 +26,9 @@ from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
 from .progress import ProgressDisplay
 from .schema_option import schema_option
-from .usage_line import usage_errors_in_one_line
 
 if TYPE_CHECKING:
     from .memory import Memory
-
-
-class _Fail(click.ClickException):
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"atc: {self.format_message()}", err=True)
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -69,17 +60,17 @@ def _explaining_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     except AtcError as exc:
         refused = _write_refused(exc)
         if refused:
-            raise _Fail(_storage_message(refused), 1) from exc
-        raise _Fail(one_line(exc, "cli"), exc.exit_code) from exc
+            raise OneLineError(_storage_message(refused), 1) from exc
+        raise OneLineError(one_line(exc, "cli"), exc.exit_code) from exc
     except KeyboardInterrupt:
-        raise _Fail("interrupted", 130) from None
+        raise OneLineError("interrupted", 130) from None
     except OSError as exc:
         if exc.errno in _PERMISSION_ERRNOS and exc.filename:
-            raise _Fail(_permission_message(exc), 1) from exc
+            raise OneLineError(_permission_message(exc), 1) from exc
         if exc.errno not in _STORAGE_ERRNOS:
             raise
         where = f": {exc.filename}" if exc.filename else ""
-        raise _Fail(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
+        raise OneLineError(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
 
 
 #: Where open_memory notes the folders it is about to make (the click context's meta, which
@@ -209,7 +200,7 @@ def emit_json(value: Any, *, compact: bool = False) -> None:
                           allow_nan=False))
 
 
-class _LazyGroup(click.Group):
+class _LazyGroup(AtcGroup):
     """A group whose subcommands are imported only when used (they pull in heavy packages)."""
 
     def __init__(self, *args: Any, lazy: dict[str, str], **kwargs: Any) -> None:
@@ -233,16 +224,16 @@ class _LazyGroup(click.Group):
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
         """As click's; an eager option's output (``--help``, ``--version``) read by a reader
         that stops early ends quietly (closed_output.py), and a refused command line is one
-        line (usage_line.py)."""
-        with stopping_quietly_when_output_closes(), usage_errors_in_one_line():
+        line (cli_base.py)."""
+        with stopping_quietly_when_output_closes(), errors_in_one_line():
             return super().make_context(info_name, args, parent, **extra)
 
     def invoke(self, ctx: click.Context) -> Any:
         """As click's, except that output read by a reader that stops early (``| head -1``),
         where the command did not keep working (closed_output.py: ``atc watch``, or ``main``
         called by another program), ends it quietly with status 0, not click's silent status 1;
-        a refused command line of a subcommand (parsed here) is one line (usage_line.py)."""
-        with stopping_quietly_when_output_closes(), usage_errors_in_one_line():
+        a refused command line of a subcommand (parsed here) is one line (cli_base.py)."""
+        with stopping_quietly_when_output_closes(), errors_in_one_line():
             return super().invoke(ctx)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
@@ -308,7 +299,7 @@ def doctor(home: str | None) -> None:
     for line in lines:
         click.echo(line)
     if not ok:
-        raise _Fail("a required component is missing, or the home or its config.json is "
+        raise OneLineError("a required component is missing, or the home or its config.json is "
                     "unusable (see above)", 1)
 
 
@@ -447,8 +438,8 @@ def _refuse_when_no_path_exists(paths: tuple[str, ...], *, every: bool = False) 
     if not missing or (len(missing) < len(paths) and not every):
         return
     if len(missing) == 1:
-        raise _Fail(f"{one_line(missing[0])}: no such file or directory", 2)
-    raise _Fail(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 2)
+        raise OneLineError(f"{one_line(missing[0])}: no such file or directory", 2)
+    raise OneLineError(f"nothing ingested: no such file or directory: {one_line(', '.join(missing))}", 2)
 
 
 def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
@@ -461,10 +452,10 @@ def _fail_when_nothing_ingested(report: Any, paths: tuple[str, ...]) -> None:
     if len(report.files_skipped) == 1:
         file, reason = report.files_skipped[0]
         hint = f" ({_FORMATS_HINT})" if reason == UNDETECTED else ""
-        raise _Fail(f"{_printable(file)}: {reason}{hint}", 1)
+        raise OneLineError(f"{_printable(file)}: {reason}{hint}", 1)
     _print_skipped_files(report.files_skipped)
     _note_undetected(report.files_skipped)
-    raise _Fail(f"nothing ingested: {len(report.files_skipped)} files could not be "
+    raise OneLineError(f"nothing ingested: {len(report.files_skipped)} files could not be "
                 "ingested (listed above)", 1)
 
 
@@ -670,7 +661,7 @@ def _read_rules(path: str | None) -> str | None:
     try:
         return read_rules_file(path, f"{path}: rules file is larger than {MAX_RULES_BYTES} bytes")
     except AtcError as exc:
-        raise _Fail(one_line(exc, "cli"), exc.exit_code) from None
+        raise OneLineError(one_line(exc, "cli"), exc.exit_code) from None
 
 
 def _print_table(columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -821,7 +812,7 @@ def hydrate(goal_text: str | None, goal: str | None, budget: int, plane: str,
     try:
         Path(output).write_text(rendered + "\n", encoding="utf-8")
     except OSError as exc:
-        raise _Fail(f"{output}: cannot write ({exc.strerror or exc})", 1) from None
+        raise OneLineError(f"{output}: cannot write ({exc.strerror or exc})", 1) from None
 
 
 def _check_writable(output: str) -> None:
@@ -829,9 +820,9 @@ def _check_writable(output: str) -> None:
     with the one line a failed write gives, before anything is done."""
     folder = Path(output).parent
     if not folder.is_dir():
-        raise _Fail(f"{output}: cannot write ({os.strerror(errno.ENOENT)})", 1)
+        raise OneLineError(f"{output}: cannot write ({os.strerror(errno.ENOENT)})", 1)
     if not Path(output).exists() and not os.access(folder, os.W_OK):
-        raise _Fail(f"{output}: cannot write ({os.strerror(errno.EACCES)})", 1)
+        raise OneLineError(f"{output}: cannot write ({os.strerror(errno.EACCES)})", 1)
 
 
 @main.command()
@@ -994,11 +985,11 @@ def forget(handles: tuple[str, ...], session: str | None, goal: str | None, reas
             return
         if not yes:
             if not sys.stdin.isatty():
-                raise _Fail("not forgetting without confirmation: pass --yes "
+                raise OneLineError("not forgetting without confirmation: pass --yes "
                             "(or --dry-run to only list)", 2)
             mem.release()  # not held while the prompt waits for a person
             if not click.confirm(f"Forget {len(preview.handles)} items?", default=False):
-                raise _Fail("nothing forgotten", 1)
+                raise OneLineError("nothing forgotten", 1)
         report = mem.forget(preview.handles, reason=reason, who=who)
     finally:
         mem.close()

@@ -162,6 +162,36 @@ def _list_name(reader: Any) -> str:
     return f"{reader}.kept" if isinstance(reader, str) and reader else _OWNER_LIST
 
 
+def newest_saved(home: Path, limit: int) -> list[tuple[str, dict[str, Any]]]:
+    """The ``limit`` receipts saved last, newest first, as ``(id, receipt)``: ordered by their
+    ``created`` time, and within one second by their place on their reader's list (the order
+    the saves took the lock in); a file's time told them apart only to the kernel's tick, so
+    two receipts saved within one came back in either order. A receipt on no list (saved by
+    an atc older than the lists, in a home nothing has framed in since) comes after the
+    listed ones of its second. Reads; writes nothing."""
+    folder = home / "receipts"
+    if not folder.is_dir():
+        return []
+    places: dict[str, int] = {}
+    for listing in folder.glob("*.kept"):
+        ids = listing.read_text(encoding="utf-8").split()
+        for place, rid in enumerate(ids[-limit:] if limit > 0 else []):
+            places[rid] = place     # a frame made again counts at its latest place
+    adopted = (folder / _ADOPTED).exists()
+    candidates = list(places) if adopted else [p.stem for p in folder.glob("r_*.json")]
+    found = []
+    for rid in candidates:
+        try:
+            doc = json.loads((folder / f"{rid}.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue    # pruned or erased since it was listed, or not a receipt
+        if isinstance(doc, dict):
+            created = doc.get("created") if isinstance(doc.get("created"), str) else ""
+            found.append((created, places.get(rid, -1), rid, doc))
+    found.sort(key=lambda entry: entry[:3], reverse=True)
+    return [(rid, doc) for _created, _place, rid, doc in found[:max(limit, 0)]]
+
+
 def note_saved(home: Path, receipt: dict[str, Any]) -> None:
     """List a receipt whose file the caller has already written, and prune its reader's oldest
     past the cap, under :func:`receipts_locked` (the cap's step of a save, alone: what

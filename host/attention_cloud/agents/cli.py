@@ -14,6 +14,7 @@ from typing import Any, Callable
 import click
 
 from ..api_args import MAX_BUDGET
+from ..cli_base import command, group
 from ..errors import InputError, UsageError
 from ..schema_option import schema_option
 from .kinds import REMEMBER_KINDS
@@ -41,7 +42,7 @@ def home_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="Memory home directory [default: ~/.attention-cloud].")(fn)
 
 
-@click.command()
+@command()
 @schema_option("remember")
 @click.argument("text")
 @click.option("--kind", type=click.Choice(list(REMEMBER_KINDS)), default="note",
@@ -99,12 +100,13 @@ COMMANDS: dict[str, click.Command] = {"remember": remember}
 
 
 # -- mcp ------------------------------------------------------------------------------------
-@click.command()
+@command()
 @click.option("--http", "http", is_flag=True,
               help="Serve streamable HTTP on 127.0.0.1 (path /mcp) instead of stdio.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
-              help="Port for --http (the server binds to 127.0.0.1 only and answers only "
-                   "requests bearing its token).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port for --http (0: a free one, named in the serving line on stderr; the "
+                   "server binds to 127.0.0.1 only and answers only requests bearing its "
+                   "token).")
 @home_option
 @fail_cleanly
 def mcp(http: bool, port: int, home: str | None) -> None:
@@ -125,7 +127,9 @@ def mcp(http: bool, port: int, home: str | None) -> None:
 
 
 # -- hook -----------------------------------------------------------------------------------
-@click.group()
+# Called bare, no help: a hook's stdout goes into the model's context (UserPromptSubmit), so
+# `atc hook` with no event is a refusal the hook guard logs ("Missing command."), exit 0.
+@group(no_args_is_help=False)
 def hook() -> None:
     """Claude Code hook commands (read the hook's JSON payload on stdin; never fail)."""
 
@@ -169,15 +173,15 @@ def _capture_command(event: str) -> click.Command:
     @click.option("--foreground", is_flag=True,
                   help="Do the work before returning (default: a detached background process).")
     @home_option
-    def command(foreground: bool, home: str | None) -> None:
+    def capture_event(foreground: bool, home: str | None) -> None:
         from .hooks import MAX_PAYLOAD_BYTES, capture
 
         raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
         capture(raw, _hook_home(home), event=event, foreground=foreground)
 
-    command.__doc__ = (f"{'Stop' if event == 'stop' else 'SessionEnd'}: ingest and curate the "
-                       "session's transcript into the project's segment (incremental).")
-    return click.command(event)(command)
+    capture_event.__doc__ = (f"{'Stop' if event == 'stop' else 'SessionEnd'}: ingest and curate "
+                             "the session's transcript into the project's segment (incremental).")
+    return command(event)(capture_event)
 
 
 hook.add_command(_capture_command("stop"))
@@ -202,7 +206,7 @@ def _scope_options(fn: Any) -> Any:
                         help="Your ~/.claude/settings.json [default].")(with_scope)
 
 
-@click.group()
+@group()
 def install() -> None:
     """Connect an agent to memory."""
 
@@ -240,7 +244,7 @@ def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
     click.echo(f"MCP tools too: claude mcp add attention-cloud{env} -- {atc_command()} mcp")
 
 
-@click.group()
+@group()
 def uninstall() -> None:
     """Disconnect an agent from memory."""
 

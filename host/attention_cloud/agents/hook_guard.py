@@ -54,8 +54,8 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
     refused command line is logged (one line) rather than answered with status 2."""
     import click
 
+    from ..cli_base import OneLineError
     from ..errors import AtcError, one_line
-    from ..usage_line import OneLineUsageError, usage_line
     from .hooks import log
 
     options.pop("standalone_mode", None)    # the caller's (CliRunner's) is replaced
@@ -66,8 +66,7 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
         home = _home_named(args)
         if home is not None:
             log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
-        said = usage_line(message, exc.ctx) if isinstance(exc, OneLineUsageError) else None
-        click.echo(said or f"atc: {message}", err=True)
+        click.echo(exc.line() if isinstance(exc, OneLineError) else f"atc: {message}", err=True)
     except AtcError as exc:   # raised before the hook's own guard runs (an empty $ATC_HOME)
         click.echo(f"atc: {one_line(exc, 'cli')}", err=True)
     except (click.Abort, SystemExit):

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import logging
 import os
@@ -446,21 +447,14 @@ def refuse_unknown_arguments(name: str, arguments: dict[str, Any],
 
 
 def recent(home: Any, limit: int = 50) -> list[dict[str, Any]]:
-    """The newest stored receipts (by file time): id, goal, created, number of facts, and
-    the ``receipt://`` URI that reads each."""
-    folder = home / "receipts"
-    files = sorted(folder.glob("r_*.json"), key=lambda p: p.stat().st_mtime,
-                   reverse=True)[:limit] if folder.is_dir() else []
-    out = []
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        out.append({"id": data.get("id", path.stem), "uri": f"receipt://{path.stem}",
-                    "goal": data.get("goal"), "created": data.get("created"),
-                    "facts": len(data.get("facts", []))})
-    return out
+    """The newest stored receipts, newest first, in the order they were saved
+    (:func:`..receipt_cap.newest_saved`): id, goal, created, number of facts, and the
+    ``receipt://`` URI that reads each."""
+    from ..receipt_cap import newest_saved
+
+    return [{"id": data.get("id", rid), "uri": f"receipt://{rid}", "goal": data.get("goal"),
+             "created": data.get("created"), "facts": len(data.get("facts", []))}
+            for rid, data in newest_saved(home, limit)]
 
 
 def _controller(host: MemoryHost, scope: str) -> Any:
@@ -470,29 +464,12 @@ def _controller(host: MemoryHost, scope: str) -> Any:
     return Controller(mem.pl, scope, memory=mem)
 
 
-def _check_port_free(port: int) -> None:
-    """InputError ``cannot listen on 127.0.0.1:PORT: Address already in use`` when another
-    process listens there: uvicorn found that out only after the serving line was printed,
-    and reported it among its start-up and shut-down logs (exit 3). The address is reusable
-    as uvicorn's is, so a port in TIME_WAIT is no obstacle."""
-    import socket
-
-    from ..errors import InputError
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError as exc:
-            raise InputError(f"cannot listen on 127.0.0.1:{port}: "
-                             f"{exc.strerror or exc}") from None
-
-
 def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
           port: int = 8765) -> None:
     """Run the server until the client goes away (stdio) or it is interrupted (HTTP: on
     127.0.0.1 only, every request bearing the token of :func:`.mcp_auth.server_token`;
-    SIGTERM or Ctrl-C end it with exit 0, see :class:`_StopsAtExit0`)."""
+    ``port`` 0 a free one, which the serving line on stderr names once it listens; SIGTERM or
+    Ctrl-C end it with exit 0, see :class:`_StopsAtExit0`)."""
     if http:
         with _StopsAtExit0():       # before the serving line: a stop from then on counts
             _serve_http(home, port)
@@ -508,34 +485,36 @@ def _serve_http(home: str | os.PathLike[str] | None, port: int) -> None:
     import sys
 
     from ..home import resolve_home
+    from ..sharing.server import listening_socket
     from .mcp_auth import server_token
 
     token, where = server_token(resolve_home(home))
-    _check_port_free(port)
-    print(f"atc mcp: serving http://127.0.0.1:{port}/mcp; every request needs "
-          f"'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
-          flush=True)
-    server = build_server(home, http_token=token)
-    try:
-        _run_http(server, port)
-    finally:
-        server.atc_close()
+    with listening_socket("127.0.0.1", port) as sock:    # port 0: a free one, named below
+        print(f"atc mcp: serving http://127.0.0.1:{sock.getsockname()[1]}/mcp; every request "
+              f"needs 'Authorization: Bearer TOKEN' with the token in {where}", file=sys.stderr,
+              flush=True)
+        server = build_server(home, http_token=token)
+        try:
+            _run_http(server, sock)
+        finally:
+            server.atc_close()
 
 
-def _run_http(server: Any, port: int) -> None:
+def _run_http(server: Any, sock: Any) -> None:
     """What the SDK's ``run("streamable-http")`` does, on uvicorn with ``atc serve``'s bounds on
-    connections (:func:`..sharing.server.bounded_http_protocol`): uvicorn's own held a
-    connection that sent nothing, or never the end of its headers, for ever, and took any
-    number of them, so any local process, token or not, could hold every file descriptor."""
+    connections (:func:`..sharing.server.bounded_http_protocol`), on the listening ``sock``:
+    uvicorn's own held a connection that sent nothing, or never the end of its headers, for
+    ever, and took any number of them, so any local process, token or not, could hold every
+    file descriptor."""
     import anyio
     import uvicorn
 
     from ..sharing.server import bounded_http_protocol
 
-    config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"), host="127.0.0.1",
-                            port=port, log_level=server.settings.log_level.lower(),
+    config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"),
+                            log_level=server.settings.log_level.lower(),
                             http=bounded_http_protocol())
-    anyio.run(uvicorn.Server(config).serve)
+    anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=[sock]))
 
 
 class _Stopped(Exception):

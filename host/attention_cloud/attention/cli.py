@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 import click
 
+from ..cli_base import command, group
 from ..errors import UsageError
 from ..json_values import strict_json
 from ..schema_option import schema_option
@@ -227,7 +228,7 @@ def _num(value: Any, digits: int = 3) -> str:
 
 
 # -- belief -----------------------------------------------------------------------------------
-@click.group()
+@group()
 def belief() -> None:
     """Beliefs with justifications: add, show, why, list."""
 
@@ -381,7 +382,7 @@ def belief_list(ctx: click.Context, dirty: bool, fmt: str, home: str | None, sco
 
 
 # -- source -----------------------------------------------------------------------------------
-@click.group()
+@group()
 def source() -> None:
     """Sources: add, changed (dirties dependants), event (interruptions and the like)."""
 
@@ -449,7 +450,7 @@ def source_event(ctx: click.Context, kind: str, origin: str, target: str, payloa
 
 
 # -- goal -------------------------------------------------------------------------------------
-@click.command()
+@command()
 @click.argument("goal_id", callback=_not_blank)
 @click.option("--depends-on", multiple=True, required=True, help="Belief ids the decision needs.",
               callback=_not_blank)
@@ -476,7 +477,7 @@ def goal(ctx: click.Context, goal_id: str, depends_on: tuple[str, ...], loss: fl
 
 
 # -- attend / inspect -------------------------------------------------------------------------
-@click.command()
+@command()
 @schema_option("attend")
 @click.option("--goal", "goal_id", required=True, help="The goal to attend to.",
               callback=_not_blank)
@@ -554,7 +555,7 @@ def _candidate_row(c: Candidate) -> str:
             f"{c.net_voc:>7.3f}  {floor}{flag}")
 
 
-@click.command()
+@command()
 @schema_option("inspect")
 @click.argument("candidate_id", callback=_not_blank)
 @click.option("--result", "value", default=None,
@@ -597,7 +598,7 @@ def inspect(ctx: click.Context, candidate_id: str, value: str | None, failed: bo
 
 
 # -- claim / trace ----------------------------------------------------------------------------
-@click.command()
+@command()
 @schema_option("claim")
 @click.argument("text")
 @click.option("--type", "claim_type", required=True, help="Claim type of the claim.",
@@ -647,7 +648,7 @@ def claim(ctx: click.Context, text: str, claim_type: str, evidence: tuple[str, .
         ctx.exit(1)
 
 
-@click.command()
+@command()
 @schema_option("trace")
 @click.option("--goal", "goal_id", default=None, help="Only this goal's events.",
               callback=_not_blank)

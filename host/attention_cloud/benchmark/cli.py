@@ -11,14 +11,15 @@ from pathlib import Path
 
 import click
 
-from ..errors import AtcError, UsageError
+from ..cli_base import OneLineError, command
+from ..errors import AtcError, UsageError, one_line
 from ..progress import ProgressDisplay
 from .api import BenchOptions, run_attention_benchmark
 from .interface import INTERFACE_SCHEMA, OBSERVATION_SCHEMA
 from .runner import CONDITION_CHOICES, MODE_CHOICES
 
 
-@click.command("attention")
+@command("attention")
 @click.option("--families", default="all", show_default=True,
               help="'all' or a comma list of family letters or slugs (A-J, e.g. 'B,budgeted').")
 @click.option("--trials", type=click.IntRange(min=1), default=200, show_default=True,
@@ -74,7 +75,7 @@ def bench_attention(families: str, trials: int, policies: str, policy_cmd: str |
     except UsageError as exc:
         raise click.UsageError(str(exc)) from None
     except AtcError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise OneLineError(one_line(exc, "cli"), exc.exit_code) from None
     click.echo(outcome.markdown)
     for path in outcome.written:
         click.echo(f"wrote {path}", err=True)

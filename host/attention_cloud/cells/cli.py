@@ -10,6 +10,7 @@ from typing import Any, Callable
 import click
 
 from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, open_memory
+from ..cli_base import command
 from ..schema_option import schema_option
 from . import api
 
@@ -17,7 +18,7 @@ _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), d
                        show_default=True)
 
 
-@click.command("list")
+@command("list")
 @schema_option("cells")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show the N largest.")
 @_FORMAT
@@ -45,7 +46,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
             f"neighbours: {', '.join(n['cell'] for n in r['neighbours'][:3]) or '-'}"))
 
 
-@click.command("show")
+@command("show")
 @schema_option("cell")
 @click.argument("cell", callback=not_blank)
 @_FORMAT
@@ -71,7 +72,7 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
     click.echo(f"members ({len(row['members'])}): {' '.join(row['members'])}")
 
 
-@click.command("hot")
+@command("hot")
 @schema_option("hot_cells")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
 @_FORMAT
@@ -92,7 +93,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
         click.echo(for_terminal(f"{r['id']}  heat {r['score']:.3f}  {r['size']} items  {r['l1']}"))
 
 
-@click.command("rebuild")
+@command("rebuild")
 @schema_option("cells_rebuild")
 @_FORMAT
 @home_option

@@ -13,6 +13,7 @@ import click
 
 from ..cli import (LevelChoice, emit_json, fail_cleanly, for_terminal, home_option, not_blank, note,
                    open_memory)
+from ..cli_base import command, group
 from ..schema_option import schema_option
 from ..errors import UsageError
 from . import policy
@@ -27,7 +28,7 @@ def _print_token(name: str, token: str | None) -> None:
 
 
 # -- principals -----------------------------------------------------------------------------------
-@click.group()
+@group()
 def principal() -> None:
     """People and teams this home knows (grantees, and its owner)."""
 
@@ -81,7 +82,7 @@ def principal_remove(name: str, home: str | None) -> None:
 
 
 # -- teams ----------------------------------------------------------------------------------------
-@click.group()
+@group()
 def team() -> None:
     """Teams: grantees whose grants reach every member, read at each read."""
 
@@ -129,7 +130,7 @@ def team_leave(person: str, team_name: str, home: str | None) -> None:
 
 
 # -- grants ---------------------------------------------------------------------------------------
-@click.group()
+@group()
 def grant() -> None:
     """Grants: a segment of this home, to a grantee, up to a ceiling of detail."""
 
@@ -228,7 +229,7 @@ def grant_revoke(grant_id: str, home: str | None) -> None:
 
 
 # -- labels ---------------------------------------------------------------------------------------
-@click.command()
+@command()
 @schema_option("labels")
 @click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--reader", "readers", multiple=True, callback=not_blank,
@@ -268,7 +269,7 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
         click.echo(f"{h}  {json.dumps(found)}")
 
 
-@click.command()
+@command()
 @click.argument("handles", nargs=-1, required=True, callback=not_blank)
 @click.option("--why", required=True, help="Why (recorded in the audit log).")
 @click.option("--restriction", "restrictions", multiple=True, metavar="private|pii|team:NAME",
@@ -298,7 +299,7 @@ def declassify(handles: tuple[str, ...], why: str, restrictions: tuple[str, ...]
 
 
 # -- mounts ---------------------------------------------------------------------------------------
-@click.group()
+@group()
 def mount() -> None:
     """Grants of other homes, read by reference at every frame (nothing is copied here)."""
 
@@ -353,7 +354,7 @@ def mount_remove(name: str, home: str | None) -> None:
 
 
 # -- serve / audit --------------------------------------------------------------------------------
-@click.command()
+@command()
 @click.option("--host", "bind", default="127.0.0.1", show_default=True,
               help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
@@ -381,7 +382,7 @@ def serve(bind: str, port: int, share: float, burst: float, home: str | None) ->
     run_server(home, host=bind, port=port, announce=announce, share=share, burst=burst)
 
 
-@click.command()
+@command()
 @schema_option("audit")
 @click.option("--reader", default=None, callback=not_blank,
               help="Only this principal's reads (and acts).")

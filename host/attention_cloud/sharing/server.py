@@ -565,17 +565,9 @@ def _serve(stop: "_StopRequests", home: str | os.PathLike[str] | None, *, host: 
     import uvicorn
 
     app = make_app(home, share=share, burst=burst)
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.listen(128)
+    sock = listening_socket(host, port)
     bound = sock.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    shown = f"[{host}]" if sock.family == socket.AF_INET6 else host
     if announce is not None:
         announce(f"http://{shown}:{bound}")
     _say_when_nobody_holds_a_token(app)     # after the address: a script waits for that line
@@ -587,6 +579,24 @@ def _serve(stop: "_StopRequests", home: str | os.PathLike[str] | None, *, host: 
     finally:
         sock.close()
         sys.stdout.flush()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket listening on ``host:port`` (port 0: a free one, which ``getsockname()``
+    names), bound before any serving line is printed, so that the line names the port truly
+    listened on and a port in use is :class:`InputError` ``cannot listen on HOST:PORT:
+    Address already in use`` rather than a server that says it serves, then fails. The
+    address is reusable as uvicorn's is, so a port in TIME_WAIT is no obstacle."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(128)
+    return sock
 
 
 class _StopRequests:

@@ -13,6 +13,7 @@ from typing import Any, Callable
 import click
 
 from ..cli import schema_option
+from ..cli_base import command
 from ..ingest.records import FORMATS
 from ..ingest.source import one_line as escaped  # a file name kept to its one log line
 from .watcher import EventLog, Watcher, WatchOptions
@@ -118,7 +119,7 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
         mem.close()
 
 
-@click.command("watch")
+@command("watch")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=None,
               help="Transcript format [default: detected per file; atc ingest --list-formats "
