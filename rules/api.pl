@@ -59,6 +59,7 @@
 :- use_module(library(apply)).
 :- use_module(library(sandbox)).
 :- use_module(sandbox_trust, []).      % libraries' own sandbox declarations: vouched ones only
+:- use_module(load_guard, []).         % a library autoloaded in a user's call is loaded whole
 :- use_module(library(time)).
 :- use_module(library(solution_sequences)).
 :- use_module(library(ordsets)).

@@ -59,7 +59,9 @@ expression_checked(E) :-
 
 % An error other than our own is the builtin's to raise, from the whole expression as before.
 unevaluable_(Formal) :-
-    (   Formal = arith_limit(_, _)
+    (   (   Formal = arith_limit(_, _)
+        ;   Formal = permission_error(evaluate, arithmetic_function, _)
+        )
     ->  throw(error(Formal, _))
     ;   true
     ).
@@ -74,7 +76,8 @@ plain_(E, N0, N) :-
     ;   float(E)
     ->  N = N1
     ;   atom(E)
-    ->  N = N1
+    ->  \+ process_function_(E),
+        N = N1
     ;   compound(E),
         compound_name_arity(E, F, A),
         \+ growing_(F, A),
@@ -112,8 +115,24 @@ eval_(E, V) :-
         compound_name_arguments(Step, F, Vs),
         V is Step,
         value_checked_(V)
+    ;   atom(E), process_function_(E), grantee_call_
+    ->  permission_error(evaluate, arithmetic_function, E)
     ;   V is E                                  % pi, random, "a", ...
     ).
+
+% process_function_(?Name): an arithmetic function that reads the process rather than numbers:
+% `cputime` is the CPU time of the thread that answers every caller, to the nanosecond. A
+% grantee is refused statistics/2 and call_time/2 (flag_guard.pl) because a goal's CPU time
+% over the owner's memory grows with the records hidden from them; `A is cputime, Goal, B is
+% cputime` measured the same. (`inferences` and `realtime` are functions of other versions.)
+process_function_(cputime).
+process_function_(inferences).
+process_function_(realtime).
+
+% The running call is a grantee's (grantee_view.pl sets its reader for the call). Called by
+% its module at run time: importing it here would load that module under this file's flag.
+grantee_call_ :-
+    catch(atc_grantee_view:grantee_view_reader(_), error(existence_error(procedure, _), _), fail).
 
 % step_checked_(+F, +Values): the step F(Values) makes no integer past the limit.
 step_checked_(F, [B, P]) :-

@@ -188,3 +188,26 @@ def test_a_grantees_rule_is_refused_statistics_1_and_the_owner_still_reads_it(me
     # call_time/3 (call_time/2 calls the result it reifies, which library(sandbox) cannot
     # check on SWI-Prolog 9.2, so there the owner is refused call_time/2 by SWI itself)
     assert mem.query("call_time(true, T, R)").rows[0]["R"] == "true"
+
+
+@pytest.mark.parametrize("goal", ["X is cputime", "A is cputime, B is cputime, D is B - A",
+                                  "sum_list([cputime], S)", "cputime > 0",
+                                  "atom_codes(F, `cputime`), X is F"])
+def test_a_grantee_is_refused_the_cpu_time_arithmetic_reads(mem, goal):
+    """`A is cputime, Goal, B is cputime` timed a goal of the grantee's over the owner's memory
+    to the nanosecond, as the call_time/2 and statistics/2 refused them did; built at run time
+    and evaluated by a library predicate as well."""
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", goal)
+    assert str(caught.value) == "No permission to evaluate arithmetic_function `cputime'"
+
+
+def test_a_grantees_rule_is_refused_cputime_and_the_owner_still_reads_it(mem):
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", "took(T)", rules_text="took(T) :- T is cputime.\n")
+    assert "cputime" in str(caught.value)
+    assert mem.query("X is cputime").rows[0]["X"] > 0

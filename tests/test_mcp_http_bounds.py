@@ -4,7 +4,9 @@ Any process of any user of the machine can reach its loopback port, with no toke
 connection that sent nothing, or a request line and never the end of its headers, was held
 open for ever (still open after 210 s), so such callers could hold every file descriptor of the
 server and leave the owner's agent without memory. Now each request's headers have
-HEADERS_TIMEOUT seconds to arrive, and past MAX_CONNECTIONS a caller is answered 503 at once.
+HEADERS_TIMEOUT seconds to arrive, a connection that comes when MAX_CONNECTIONS are open closes
+the one waiting longest for its headers, and past MAX_CONNECTIONS each holding a request a caller
+is answered 503 at once.
 The bearer of the token whose request body never finished held its connection (and what of the
 body had come) for ever; now the body has BODY_TIMEOUT seconds, as in `atc serve`, then 408.
 """
@@ -18,16 +20,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from test_agents_mcp import start_http
-from held_sockets import closed_by_server
+from held_sockets import closed_by_server, wait_read_by_server
 
 TOKEN = "t" * 32
 
 
-def _start(home: Path) -> tuple[subprocess.Popen, int]:
-    """`atc mcp --http` with the serving bounds shortened (headers and body 1 s, 4
-    connections)."""
+def _start(home: Path, body_timeout: float = 1.0) -> tuple[subprocess.Popen, int]:
+    """`atc mcp --http` with the serving bounds shortened (headers 1 s, the body
+    ``body_timeout``, 4 connections)."""
     code = ("import attention_cloud.sharing.server as s\n"
-            "s.HEADERS_TIMEOUT = 1.0\ns.BODY_TIMEOUT = 1.0\ns.MAX_CONNECTIONS = 4\n"
+            f"s.HEADERS_TIMEOUT = 1.0\ns.BODY_TIMEOUT = {body_timeout}\ns.MAX_CONNECTIONS = 4\n"
             "from attention_cloud.cli import main\n"
             "main(['mcp', '--http', '--port', '0'])")
     env = {**os.environ, "ATC_HOME": str(home), "ATC_MCP_TOKEN": TOKEN}
@@ -36,10 +38,10 @@ def _start(home: Path) -> tuple[subprocess.Popen, int]:
 
 
 @contextmanager
-def _serving(home: Path):
+def _serving(home: Path, body_timeout: float = 1.0):
     """A listening server (as _start makes it) and a list for the sockets a test holds: both
     closed, whatever the test asserts, when it ends."""
-    server, port = _start(home)
+    server, port = _start(home, body_timeout)
     held: list[socket.socket] = []
     try:
         yield port, held
@@ -69,11 +71,36 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
     assert answer.startswith(b"HTTP/1.1 401"), answer
 
 
+def _body_in_progress(port: int) -> socket.socket:
+    """A connection holding an authorised request whose body has not all come."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+                 b"Content-Type: application/json\r\n"
+                 b"Accept: application/json, text/event-stream\r\n"
+                 b"Content-Length: 100\r\n\r\n{\"jsonrpc\": ")
+    wait_read_by_server(sock)
+    return sock
+
+
 def test_past_its_connections_a_caller_is_answered_503_at_once(tmp_path):
-    with _serving(tmp_path / "home") as (port, held):
-        held.extend(socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(4))
+    with _serving(tmp_path / "home", body_timeout=60.0) as (port, held):
+        held.extend(_body_in_progress(port) for _ in range(3))    # with the caller's, 4
         answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 503"), answer
+
+
+def test_connections_held_half_open_do_not_keep_the_owners_agent_out(tmp_path):
+    """Any local process, without the token, holding every connection with a request line
+    each (opened again as the headers' deadline closed it) had the owner's agent answered 503
+    for as long as it went on; the newest connection now closes the one waiting longest."""
+    with _serving(tmp_path / "home") as (port, held):
+        for _ in range(6):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            held.append(sock)
+        answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert answer.startswith(b"HTTP/1.1 401"), answer     # answered: it reached the token check
 
 
 def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):

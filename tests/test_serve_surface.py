@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from granted_home import granted_memory
-from held_sockets import closed_by_server
+from held_sockets import closed_by_server, wait_read_by_server
 from test_sharing import Server
 
 #: The server's limits, small enough for a test to reach quickly.
@@ -110,27 +110,78 @@ def test_a_body_that_never_finishes_arriving_is_refused_at_the_deadline(granted)
     assert took < 15
 
 
+def _requests_in_progress(port: int, token: str, count: int) -> list[socket.socket]:
+    """``count`` connections each holding a request the server is reading: its headers came,
+    its body has not (it waits BODY_TIMEOUT for the rest)."""
+    held = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.sendall(b"POST /v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                     token.encode() + b"\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 1000\r\n\r\n{")
+        wait_read_by_server(sock)
+        held.append(sock)
+    return held
+
+
+def _whoami_while_requests_in_progress(server: "PatchedServer", token: str,
+                                        count: int) -> tuple[int, dict, int]:
+    """GET /v1/whoami while ``count`` requests of the token's are in progress, then again once
+    they are gone: the first answer's status and body, the second's status. Stops ``server``."""
+    busy = []
+    try:
+        busy = _requests_in_progress(server.port, token, count)
+        status, body = get(server.url + "/v1/whoami", token)
+        for sock in busy:
+            sock.close()
+        time.sleep(0.5)
+        after, _ = get(server.url + "/v1/whoami", token)
+    finally:
+        for sock in busy:
+            sock.close()
+        server.stop()
+    return status, body, after
+
+
 def test_more_connections_than_the_server_takes_are_answered_503_at_once(granted):
     """Each connection may hold a body of up to 8 MB while it arrives: without a bound, a
     caller opening thousands held the server's memory in thousands of them. The refusal is
     JSON, as every refusal is."""
-    server = PatchedServer(granted[0])
-    idle = []
-    try:
-        for _ in range(4):
-            idle.append(socket.create_connection(("127.0.0.1", server.port), timeout=10))
-        time.sleep(0.5)
-        status, body = get(server.url + "/v1/whoami", granted[1])
-        for sock in idle:
-            sock.close()
-        time.sleep(0.5)
-        after, _ = get(server.url + "/v1/whoami", granted[1])
-    finally:
-        server.stop()
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\n")
+    status, body, after = _whoami_while_requests_in_progress(server, granted[1], 3)  # and it: 4
     assert status == 503 and after == 200
     # in the body every refusal has (it was uvicorn's plain-text "Service Unavailable")
     assert body == {"error": "the server is answering as many connections as it takes (4); "
                              "retry in a moment"}
+
+
+def test_connections_held_half_open_do_not_keep_other_callers_out(granted):
+    """One caller, without a token, holding every connection the server takes with a request
+    line and never its end (each opened again as the headers' deadline closes it) had every
+    other caller answered 503 for as long as it went on (64 such connections against `atc
+    serve`: three callers in a row refused). Now a connection that comes when the server
+    holds as many as it takes closes the one waiting longest for its headers; a request being
+    read is never closed so."""
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\n")
+    half_open, busy = [], []
+    try:
+        busy = _requests_in_progress(server.port, granted[1], 1)
+        time.sleep(0.5)
+        for _ in range(6):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+            sock.sendall(b"GET /v1/whoami HTTP/1.1\r\nHost: x\r\n")
+            half_open.append(sock)
+        time.sleep(0.5)
+        status, body = get(server.url + "/v1/whoami", granted[1])
+        busy[0].sendall(b" " * 999)         # the request being read was left alone
+        busy[0].settimeout(30)
+        answer = busy[0].recv(4096)
+    finally:
+        for sock in half_open + busy:
+            sock.close()
+        server.stop()
+    assert status == 200, body
+    assert answer.startswith(b"HTTP/1.1 400"), answer[:200]   # its body, "{" and spaces, read whole
 
 
 def test_a_grant_revoked_between_two_requests_of_one_connection_counts_at_the_second(
@@ -249,3 +300,41 @@ def test_a_connection_that_never_finishes_a_request_is_closed_at_the_deadline(gr
         server.stop()
     assert closed == [True, True, True, True]
     assert status == 200
+
+
+def test_a_request_that_is_not_http_is_refused_in_json(granted):
+    """A malformed request line, or two Content-Length headers, were refused by uvicorn in plain
+    text (`Invalid HTTP request received.`), where every refusal's body is JSON."""
+    server = PatchedServer(granted[0])
+    answers = []
+    try:
+        for request in (b"GET /v1/whoami HTTP/1.1 trailing\r\nHost: x\r\n\r\n",
+                        b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                        b"Content-Length: 40\r\n\r\n{}"):
+            with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+                sock.sendall(request)
+                answer = b""
+                while chunk := sock.recv(4096):
+                    answer += chunk
+            answers.append(answer)
+    finally:
+        server.stop()
+    for answer in answers:
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400"), answer[:300]
+        assert json.loads(body) == {"error": "the request is not valid HTTP/1.1 (a malformed line, "
+                                             "headers too large, two Content-Length headers, "
+                                             "...)"}
+
+
+def test_one_principal_holds_at_most_a_few_requests_at_once(granted):
+    """A grantee holding every connection with a request whose body came a byte at a time
+    (each BODY_TIMEOUT long, then opened again) had every other caller answered 503, their
+    share of the server's time untouched (it counts the seconds answering takes). Now past
+    MAX_REQUESTS_PER_PRINCIPAL requests being read or answered they are answered 429 at once."""
+    server = PatchedServer(granted[0], extra="s.BODY_TIMEOUT = 60.0\ns.MAX_CONNECTIONS = 64\n"
+                                             "s.MAX_REQUESTS_PER_PRINCIPAL = 2\n")
+    status, body, after = _whoami_while_requests_in_progress(server, granted[1], 2)
+    assert (status, after) == (429, 200), body
+    assert body == {"error": "erin has 2 requests in progress on this server, as many as one "
+                             "caller may; retry when one is answered"}

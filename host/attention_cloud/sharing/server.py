@@ -28,6 +28,7 @@ import socket
 import sys
 import threading
 import time
+from collections import Counter
 from typing import Any, Callable
 
 from ..errors import AtcError, HomeError, InputError, one_line
@@ -55,6 +56,11 @@ HEADERS_TIMEOUT = 30.0
 #: The most connections served at once; past it a caller is answered 503 at once (each one
 #: may hold up to MAX_BODY_BYTES while its body arrives).
 MAX_CONNECTIONS = 64
+
+#: The most requests of one principal read or answered at once; past it they are answered 429
+#: at once: a grantee holding every connection with a request whose body came a byte at a
+#: time (each BODY_TIMEOUT long, then again) had every other caller answered 503.
+MAX_REQUESTS_PER_PRINCIPAL = 4
 
 #: What a caller is told when the home cannot be opened: the reason (a path of the owner's
 #: machine, the state of their files) is printed on the server's standard error instead, since
@@ -84,6 +90,7 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
     verified = VerifiedTokens()
     nobody = NoTokensNotice()
     shares = FairShare(share, burst)
+    in_progress: Counter[str] = Counter()    # each principal's requests being read or answered
 
     def refuse(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
         if status == 401:
@@ -118,37 +125,45 @@ def make_app(home: str | os.PathLike[str] | None, *, share: float = DEFAULT_SHAR
                 if wait is not None:        # refused before their body is read
                     return refuse(429, f"{principal} has used their share of this server's "
                                        f"time; retry in {wait} s", {"Retry-After": str(wait)})
-                body: dict[str, Any] = {}
-                if request.method == "POST":
-                    try:
-                        raw = await body_in_time(request)
-                    except BodyLate as exc:
-                        return refuse(408, str(exc))
-                    if raw is None:
-                        return refuse(413, f"the request body is larger than "
-                                           f"{MAX_BODY_BYTES:,} bytes")
-                    try:
-                        body = json.loads(raw)
-                    except (ValueError, RecursionError):   # RecursionError: nested too deep
-                        return refuse(400, "the request body must be a JSON object")
-                    if not isinstance(body, dict):
-                        return refuse(400, "the request body must be a JSON object")
-                # other requests ran while this one waited (its token's check, its body):
-                # memory may have been reopened and the token removed meanwhile
-                mem = reader.memory()
-                if await verified.principal(mem, token) != principal:
-                    return refuse(401, "invalid token")
-                state = policy.sharing_state(mem)
-                if (state.owner and state.kind_of(principal) == "team"
-                        and state.kind_of(state.owner) == "team"):
-                    return refuse(403, "a pool cannot mount another pool")
-                started = time.monotonic()
+                if in_progress[principal] >= MAX_REQUESTS_PER_PRINCIPAL:
+                    return refuse(429, f"{principal} has {MAX_REQUESTS_PER_PRINCIPAL} requests in "
+                                       f"progress on this server, as many as one caller may; "
+                                       f"retry when one is answered", {"Retry-After": "1"})
+                in_progress[principal] += 1
                 try:
-                    # inf and nan as atc query prints them: the JSON writer refused them,
-                    # and the caller was told its request was bad
-                    return JSONResponse(strict_json(fn(mem, principal, request, body)))
-                finally:            # an error took the server's time as well
-                    shares.charge(principal, time.monotonic() - started)
+                    body: dict[str, Any] = {}
+                    if request.method == "POST":
+                        try:
+                            raw = await body_in_time(request)
+                        except BodyLate as exc:
+                            return refuse(408, str(exc))
+                        if raw is None:
+                            return refuse(413, f"the request body is larger than "
+                                               f"{MAX_BODY_BYTES:,} bytes")
+                        try:
+                            body = json.loads(raw)
+                        except (ValueError, RecursionError):   # RecursionError: nested too deep
+                            return refuse(400, "the request body must be a JSON object")
+                        if not isinstance(body, dict):
+                            return refuse(400, "the request body must be a JSON object")
+                    # other requests ran while this one waited (its token's check, its body):
+                    # memory may have been reopened and the token removed meanwhile
+                    mem = reader.memory()
+                    if await verified.principal(mem, token) != principal:
+                        return refuse(401, "invalid token")
+                    state = policy.sharing_state(mem)
+                    if (state.owner and state.kind_of(principal) == "team"
+                            and state.kind_of(state.owner) == "team"):
+                        return refuse(403, "a pool cannot mount another pool")
+                    started = time.monotonic()
+                    try:
+                        # inf and nan as atc query prints them: the JSON writer refused them,
+                        # and the caller was told its request was bad
+                        return JSONResponse(strict_json(fn(mem, principal, request, body)))
+                    finally:            # an error took the server's time as well
+                        shares.charge(principal, time.monotonic() - started)
+                finally:
+                    in_progress[principal] -= 1
             except InputError as exc:
                 return refuse(404, one_line(exc, "http"))
             except (HomeError, OSError) as exc:   # the home's state, not the caller's input
@@ -428,6 +443,10 @@ def _say_when_nobody_holds_a_token(app: Any) -> None:
     app.state.no_tokens.check(mem)
 
 
+#: What a caller whose request is not HTTP/1.1 as h11 reads it is told (a 400).
+INVALID_REQUEST = ("the request is not valid HTTP/1.1 (a malformed line, headers too large, two "
+                   "Content-Length headers, ...)")
+
 #: What a caller past MAX_CONNECTIONS is told (uvicorn's own refusal was plain text).
 TOO_MANY_CONNECTIONS = ("the server is answering as many connections as it takes ({}); "
                         "retry in a moment")
@@ -441,15 +460,21 @@ def bounded_http_protocol() -> type:
       connection, and its timer stops at the first byte that arrives: a request line alone, or
       nothing at all, held the connection for ever. A request whose headers came is left
       alone (its body has BODY_TIMEOUT; its answer takes what it takes);
+    - a connection that comes when MAX_CONNECTIONS are open closes the one that has waited
+      longest for its request's headers (one that sent nothing, part of a request line, or
+      nothing since its last answer): one caller holding every connection half-open, each
+      opened again as the deadline closed it, had every other caller answered 503 for as long
+      as it went on, without a token. A caller whose request has come is never closed so;
     - past MAX_CONNECTIONS connections (or requests in progress) a request is answered 503
       with the JSON body every refusal has, as uvicorn's ``limit_concurrency`` answered it
-      in plain text.
+      in plain text: when every connection holds a request (its body arriving, its answer).
     """
     from starlette.responses import JSONResponse
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class ServeProtocol(H11Protocol):
         _deadline: Any = None
+        _waiting_since: float | None = None     # when it began to wait for a request's headers
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
@@ -471,10 +496,38 @@ def bounded_http_protocol() -> type:
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._start_deadline()
+            if len(self.connections) >= MAX_CONNECTIONS:   # the count _bounded refuses at
+                self._close_longest_waiting()
+
+        def _waiting(self) -> bool:
+            """No request of this connection is being read or answered: it waits for one."""
+            return (self.cycle is None or self.cycle.response_complete) and \
+                not self.transport.is_closing()
+
+        def _close_longest_waiting(self) -> None:
+            waiting = [c for c in self.connections
+                       if c is not self and isinstance(c, ServeProtocol) and c._waiting()]
+            if waiting:
+                min(waiting, key=lambda c: c._waiting_since or 0.0).transport.close()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
             self._start_deadline()
+
+        def send_400_response(self, msg: str) -> None:
+            """A request h11 cannot read (a malformed line, headers too large, two
+            Content-Lengths) refused in the JSON body every refusal has: uvicorn's was the
+            plain text `Invalid HTTP request received.`"""
+            import h11
+
+            body = json.dumps({"error": INVALID_REQUEST}).encode("utf-8")
+            headers = [(b"content-type", b"application/json"),
+                       (b"content-length", str(len(body)).encode("ascii")),
+                       (b"connection", b"close")]
+            for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                          h11.Data(data=body), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
 
         def connection_lost(self, exc: Exception | None) -> None:
             if self._deadline is not None:
@@ -484,6 +537,7 @@ def bounded_http_protocol() -> type:
         def _start_deadline(self) -> None:
             if self._deadline is not None:
                 self._deadline.cancel()
+            self._waiting_since = self.loop.time()
             self._deadline = self.loop.call_later(HEADERS_TIMEOUT, self._headers_late)
 
         def _headers_late(self) -> None:
