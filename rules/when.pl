@@ -58,11 +58,15 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | until / till / up to X             | from the year 1 to X's end                |
   | since X; after X                   | from X's start (after: X's end) to Now    |
   | between X and Y, from X to Y, X and Y, X or Y | from the start of the earlier to the end of the later |
+  | X, Y and Z (commas), on Monday, Wednesday and Friday | from the earliest start to the latest end |
 
 A bound or a range may name a month, a weekday or a day bare ("until Friday", "before 5
-March", "between March and May"); a bare month must end the goal or a clause. A bound after a
-unit is none ("the day before yesterday" is yesterday). Of two times without a year the
-first is read up to the second ("between March and May" asked in April is last year's).
+March", "between March and May"); a bare month must end the goal or a clause, or stand in a
+list that a joined time ends ("January, March and May"). A bound after a unit is none ("the
+day before yesterday" is yesterday). Of times without a year each is read up to the one after
+it ("between March and May" asked in April is last year's); a year written on the first alone
+is the later ones' ("January 2023 and March" is March 2023, "December 2022 and January" is
+January 2023).
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -79,7 +83,7 @@ Phrase = "two weeks ago", ...
 %!  goal_time_window(+Goal:string, +Now, -Window:pair, -Phrase:string) is semidet.
 %
 %   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal (with
-%   a second one joined to it, the span of both; a bound, an open interval), and Phrase the
+%   more joined to it, the span of all; a bound, an open interval), and Phrase the
 %   words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
 %   ISO 8601 text, as item_time/2 gives it.
 %   @error domain_error(iso_8601_time, Now) for text that is no time
@@ -93,15 +97,25 @@ goal_time_window(Goal, Now0, From-To, Phrase) :-
 
 % weekday_ahead_(+Words, +Used, +Now, +Window0, -Window): "on Friday" in a goal that plans
 % ("can I migrate staging on Friday", "we will ship on Friday") is the coming Friday, in any
-% other ("what did we decide on Friday") the last one. An agent speaks of its plans; a past
-% tense anywhere in the goal wins over a modal ("what did we say we would do on Friday").
-weekday_ahead_(Words, ["on", W], Now, _, From-To) :-
-    weekday_word(W, D),
+% other ("what did we decide on Friday") the last one; "on Monday, Wednesday and Friday" the
+% coming or the last three. An agent speaks of its plans; a past tense anywhere in the goal
+% wins over a modal ("what did we say we would do on Friday").
+weekday_ahead_(Words, ["on"|Named], Now, _, From-To) :-
+    phrase(weekdays_(Days), Named),
     \+ ( member(P, Words), past_cue_(P) ),
     once(( member(F, Words), plan_cue_(F) )), !,
-    next_weekday(Now, D, Day),
-    weekday_window(Day, From, To).
+    maplist(next_weekday(Now), Days, Dates),
+    min_list(Dates, From),
+    max_list(Dates, Last),
+    weekday_window(Last, _, To).
 weekday_ahead_(_, _, _, Window, Window).
+
+% weekdays_(-Days)//: weekdays alone, joined ("monday wednesday and friday").
+weekdays_([D|Ds]) --> weekday(D), more_weekdays_(Ds).
+
+more_weekdays_(Ds) --> time_joiner, !, weekdays_(Ds).
+more_weekdays_(Ds) --> weekdays_(Ds), !.
+more_weekdays_([]) --> [].
 
 % Words that say a goal plans: a modal or a future ("going", "planning", "scheduled").
 plan_cue_(W) :-
@@ -576,8 +590,8 @@ items_generation_(G) :-
 % time_phrase(+Prev, +Now, -From, -To)//: the time the goal names at this word, Prev the word
 % before it (`none` at the start). A bound ("before today", "since last June", "until Friday")
 % is an open interval, not the day it names; a range ("between March and May", "from May to
-% July") and two times joined ("in January and March") are the span from the first to the
-% last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
+% July") and two or more times joined ("in January and March", "in January, March and May")
+% are the span from the first to the last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
 time_phrase(Prev, Now, From, To) -->
     bound_word(Side),
     { \+ unit_word(Prev, _), Prev \== "night" },
@@ -589,27 +603,94 @@ time_phrase(_, Now, From, To) -->
     time_pair(time_expression, one_or_two, Now, From, To).
 
 % time_pair(+First, +Count, +Now, -From, -To)//: a time read by the grammar First (a month
-% alone is a time only after "between" or "from": time_point//4) and, Count `two`, one joined
-% to it ("January and March", "May to July"), or, `one_or_two`, maybe none: two are the span
-% from the first's start to the second's end. The second is its latest occurrence, and the
-% first, when it names a month and no year, its latest up to the second's end: "between March
-% and May" asked in April is March to May of last year.
+% alone is a time only after "between" or "from": time_point//4) and, Count `two`, more joined
+% to it ("January and March", "May to July", "January, March and May": goal_words/2 dropped
+% the commas), or, `one_or_two`, maybe none: they are the span from the earliest start to the
+% latest end. How each is dated: later_times_/5 and dated_backward_/3.
 time_pair(First, Count, Now, From, To, Words, Rest) :-
-    call(First, Now, F1, T1, _, Words, Mid),
-    (   time_joiner(Mid, Mid1),
-        time_point(Now, F2, T2, _, Mid1, Rest0)
+    call(First, Now, F1, T1, Slack1, Words, Mid),
+    append(FirstWords, Mid, Words),
+    (   later_times_(Now, t(FirstWords, F1, Slack1), Later, Mid, Rest0)
     ->  Rest = Rest0,
-        (   F2 < F1,
-            append(FirstWords, Mid, Words),
-            \+ ( member(W, FirstWords), year_word(W, _) ),
-            once(( member(W, FirstWords), month_word(W, _) )),
-            phrase(call(First, T2, F1b, T1b, _), FirstWords)
-        ->  From is min(F1b, F2), To is max(T1b, T2)
-        ;   From is min(F1, F2), To is max(T1, T2)
-        )
+        dated_backward_([t(First, FirstWords, F1-T1)|Later], Spans),
+        pairs_keys_values(Spans, Froms, Tos),
+        min_list(Froms, From), max_list(Tos, To)
     ;   Count == one_or_two,
         Rest = Mid, From = F1, To = T1
     ).
+
+% later_times_(+Now, +First, -Later)//: the times listed after the first, each t(Grammar,
+% Words, From-To): none or more side by side (time_listed_//4: "March" in "January, March
+% and May"), then the last after a joiner (time_point//4). A month or day written without a
+% year, after a first time that writes one, is read in that year or the next, at or after the
+% first ("January 2023 and March" is March 2023, "December 2022 and January" January 2023);
+% otherwise at Now, as its latest occurrence.
+later_times_(Now, First, [T|Ts]) -->
+    later_time_(time_listed_, Now, First, T),
+    later_times_(Now, First, Ts).
+later_times_(Now, First, [T]) -->
+    time_joiner,
+    later_time_(time_point, Now, First, T).
+
+later_time_(Grammar, Now, t(FirstWords, F1, Slack1), t(Grammar, Words, F-T), S0, S) :-
+    call(Grammar, Now, F0, T0, _, S0, S),
+    append(Words, S, S0),
+    (   named_year_(FirstWords),
+        undated_calendar_(Words),
+        year_on_(F1, Slack1, Then),
+        phrase(call(Grammar, Then, F2, T2, _), Words)
+    ->  F = F2, T = T2
+    ;   F = F0, T = T0
+    ).
+
+% time_listed_(+Now, -From, -To, -Slack)//: a time inside a list, which more times follow: a
+% month or a weekday written bare ("March" in "January, March and May"), maybe with its day
+% and year; the list's end says they are times. No cue starts one: "in January on Monday and
+% Friday" is no list of three.
+time_listed_(Now, From, To, Slack) -->
+    month(M), optional_day(D), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, Slack) }.
+time_listed_(Now, From, To, 86400) -->
+    [W], { day_word(W, D, ordinal) }, optional_of, month(M), optional_year(Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+time_listed_(Now, From, To, 0) -->
+    weekday(D),
+    { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
+
+% dated_backward_(+Times, -Spans): the windows of Times (t(Grammar, Words, From-To)), each time
+% that names a month but no year re-read as its latest occurrence up to the end of the time
+% after it, where it would otherwise start after that one: "between March and May" asked in
+% April is March to May of last year, and "January, March and May" asked in April is last
+% year's three.
+dated_backward_(Times, Spans) :-
+    reverse(Times, [t(_, _, Last)|Earlier]),
+    foldl(dated_before_, Earlier, [Last], Spans).
+
+dated_before_(t(Grammar, Words, F-T), [Next|Spans], [Span, Next|Spans]) :-
+    Next = NextFrom-NextTo,
+    (   F > NextFrom,
+        undated_calendar_(Words),
+        phrase(call(Grammar, NextTo, F1, T1, _), Words)
+    ->  Span = F1-T1
+    ;   Span = F-T
+    ).
+
+% The words of a time name a month and no year: a time the calendar dates by what is around it.
+undated_calendar_(Words) :-
+    \+ named_year_(Words),
+    once(( member(W, Words), month_word(W, _) )).
+
+named_year_(Words) :- once(( member(W, Words), year_word(W, _) )).
+
+% year_on_(+From, +Slack, -Then): the last moment before the same date a year after the time
+% whose window starts at From (Slack before the time itself): the times after it are read as
+% their latest occurrence up to Then.
+year_on_(From, Slack, Then) :-
+    Start is From + Slack,
+    stamp_date_time(Start, date(Y, M, D, _, _, _, _, _, _), 'UTC'),
+    Y1 is Y + 1,
+    date_time_stamp(date(Y1, M, D, 0, 0, 0, 0, -, -), Next),
+    Then is Next - 1.
 
 % The words that make a time a bound, and on which side.
 bound_word(before) --> ( ["before"] ; ["prior", "to"] ; ["earlier", "than"] ), !.

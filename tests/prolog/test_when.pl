@@ -14,6 +14,12 @@ window(Goal, Phrase, FromDay-ToDay) :-
     goal_time_window(Goal, Now, From-To, Phrase),
     day(From, FromDay), day(To, ToDay).
 
+% window_at(+date(Y, M, D), +Goal, -Phrase, -Days): the window asked at noon (UTC) of that day.
+window_at(date(Y, M, D), Goal, Phrase, FromDay-ToDay) :-
+    date_time_stamp(date(Y, M, D, 12, 0, 0, 0, -, -), Now),
+    goal_time_window(Goal, Now, From-To, Phrase),
+    day(From, FromDay), day(To, ToDay).
+
 :- begin_tests(when).
 
 test(ago_is_centred_with_slack, [true(P-W == "two months ago"-('2022-12-25'-'2023-01-24'))]) :-
@@ -345,6 +351,35 @@ test(range_of_days_in_digits, [true(W == '2023-01-01'-'2023-01-22')]) :-
     window("what failed between 2023-01-02 and 2023-01-20", _, W).
 test(a_month_verb_after_and_is_no_second_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
     window("what did I buy in January and may I ask why", P, W).
+% Three or more times listed ("January, March and May": goal_words/2 drops the commas) are the
+% span of all of them; before, the list was read as its first ("in january").
+test(three_months_listed_are_their_span, [true(P-W == "in january march and may"-('2022-01-01'-'2022-06-01'))]) :-
+    window("What did I cook in January, March and May?", P, W).     % May of this year is to come: last year's
+test(three_past_months_listed, [true(W == '2022-11-01'-'2023-02-01')]) :-
+    window("which books did I finish in November, December and January", _, W).
+test(four_dated_months_listed, [true(W == '2022-02-01'-'2022-09-01')]) :-
+    window("trips in February 2022, April 2022, June 2022 or August 2022", _, W).
+test(weekdays_listed, [true(P-W == "on monday wednesday and friday"-('2023-03-06'-'2023-03-11'))]) :-
+    window("what did I eat on Monday, Wednesday and Friday", P, W).
+test(weekdays_listed_in_a_plan_are_the_coming_ones, [true(W == '2023-03-13'-'2023-03-18')]) :-
+    window("can you set reminders for my gym sessions on Monday, Wednesday, and Friday", _, W).
+test(a_cued_time_after_a_month_is_no_list, [true(P == "in january")]) :-
+    window("what did I do in January on Monday and Friday", P, _).
+test(a_list_ending_in_a_verb_is_its_first_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
+    window("what did I buy in January, March and may I ask why", P, W).
+% A year written on the first time only is the year of the times after it: "January 2023 and
+% March" is March 2023, not the latest March (before, March 2024 when asked in 2024); a month
+% before the first's is the next year's ("December 2022 and January": January 2023).
+test(a_year_on_the_first_of_two_months_is_the_second_s, [true(W == '2023-01-01'-'2023-04-01')]) :-
+    window_at(date(2024, 6, 1), "what did I read in January 2023 and March", _, W).
+test(a_year_on_the_first_carries_past_new_year, [true(W == '2022-12-01'-'2023-02-01')]) :-
+    window_at(date(2024, 6, 1), "which gifts did I buy in December 2022 and January", _, W).
+test(a_year_on_the_first_of_a_list, [true(W == '2021-01-01'-'2021-06-01')]) :-
+    window_at(date(2024, 6, 1), "what did I plant in January 2021, March and May", _, W).
+test(a_year_on_the_first_of_two_days, [true(W == '2022-03-04'-'2022-04-08')]) :-
+    window_at(date(2024, 6, 1), "what happened between 5 March 2022 and 6 April", _, W).
+test(a_relative_time_after_a_dated_one_keeps_now, [true(W == '2023-01-01'-'2024-06-01')]) :-
+    window_at(date(2024, 6, 1), "what changed between January 2023 and yesterday", _, W).
 test(before_today_ends_where_today_starts, [true(P-W == "before today"-('1-01-01'-'2023-03-10'))]) :-
     window("Which airlines did I fly with before today?", P, W).
 test(before_a_day_ends_at_its_start, [true(W == '1-01-01'-'2023-03-05')]) :-
