@@ -49,7 +49,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | next / this coming Friday; on Friday in a plan ("can I ... on Friday") | the first such date after Now's day: that one day |
   | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
   | in / during / early / late March, last June | that month's most recent occurrence up to Now (last June: before Now's month) |
-  | March 2023, in March 2023           | that month of that year                  |
+  | March 2023, in March 2023, in March last / this / next year | that month of that year |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
   | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
@@ -648,10 +648,10 @@ later_time_(Grammar, Now, t(FirstWords, F1, Slack1), t(Grammar, Words, F-T), S0,
 % and year; the list's end says they are times. No cue starts one: "in January on Monday and
 % Friday" is no list of three.
 time_listed_(Now, From, To, Slack) -->
-    month(M), optional_day(D), optional_year(Y), !,
+    month(M), optional_day(D), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, Slack) }.
 time_listed_(Now, From, To, 86400) -->
-    [W], { day_word(W, D, ordinal) }, optional_of, month(M), optional_year(Y), !,
+    [W], { day_word(W, D, ordinal) }, optional_of, month(M), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 time_listed_(Now, From, To, 0) -->
     weekday(D),
@@ -680,7 +680,7 @@ undated_calendar_(Words) :-
     \+ named_year_(Words),
     once(( member(W, Words), month_word(W, _) )).
 
-named_year_(Words) :- once(( member(W, Words), year_word(W, _) )).
+named_year_(Words) :- once(( append(_, Rest, Words), phrase(named_year(0, _), Rest, _) )).
 
 % year_on_(+From, +Slack, -Then): the last moment before the same date a year after the time
 % whose window starts at From (Slack before the time itself): the times after it are read as
@@ -702,9 +702,11 @@ time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"]
 
 % A time as a bound, a range's end or the second of two names it: any expression, or, as the
 % word before says it is a time, a month alone ("and March", "to July") where it ends the goal
-% or a clause ("and may I ask" is no May), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
+% or a clause ("and may I ask" is no May) or a named year follows ("and March last year"), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
 % month ("before 5 March").
 time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
+time_point(Now, From, To, 0) --> month(M), named_year(Now, Y), !,     % "and March last year"
+    { calendar_span(Now, Y, M, none, From, To) }.
 time_point(Now, From, To, 0) --> month(M), year_ends, !,
     { calendar_span(Now, none, M, none, From, To) }.
 time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
@@ -712,7 +714,7 @@ time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
 time_point(Now, From, To, 0) --> weekday(D), !,
     { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
 time_point(Now, From, To, 86400) -->
-    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y), !,
+    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 
 % bound_window(+Side, +Now, +From, +To, +Slack, -BFrom, -BTo): the open interval a bound on
@@ -765,7 +767,7 @@ time_expression(Now, From, To, 86400) -->
     ["week", "of"], week_start(Now, Day), !,           % "the week of 21 October": 7 days on
     { From is Day - 86400, To is Day + 8 * 86400 }.
 time_expression(Now, From, To, S) -->
-    optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
+    optional_on, weekday(_), weekday_date(Now, M, D, Y), !,   % "on Thursday 12 January": the date
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
 time_expression(Now, From, To, 0) -->
     ( ["next"] ; ["this", "coming"] ; ["coming"] ), weekday(D), !,
@@ -777,16 +779,16 @@ time_expression(Now, From, To, 0) -->
     ["last"], month(M), !,                             % "last June": before Now's month
     { last_month_before(Now, M, From, To) }.
 time_expression(Now, From, To, S) -->
-    month_cue, month(M), optional_day(D), optional_year(Y), !,
+    month_cue, month(M), optional_day(D), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
 time_expression(Now, From, To, 86400) -->
-    month(M), day_number(D), optional_year(Y), !,
+    month(M), day_number(D), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 time_expression(Now, From, To, 0) -->
     month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
     { calendar_span(Now, Y, M, none, From, To) }.
 time_expression(Now, From, To, 86400) -->
-    day_before_month(D), month(M), optional_year(Y), !,
+    day_before_month(D), month(M), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 time_expression(Now, From, To, 86400) -->
     optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
@@ -856,8 +858,8 @@ day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _)
 % The day "the week of ..." starts on, written as any day below.
 week_start(Now, Day) -->
     (   [W], { numeric_date_word(W, Y, M, D) }
-    ;   month(M), day_number(D), optional_year(Y)
-    ;   optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y)
+    ;   month(M), day_number(D), optional_year(Now, Y)
+    ;   optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y)
     ), !,
     { calendar_span(Now, Y, M, D, From, _), Day is From + 86400 }.
 
@@ -893,8 +895,8 @@ optional_on --> [].
 
 % The date after a weekday that names its day of the week: "12 January", "the 12th of January",
 % "January 20th 2023" (a bare number counts here: a weekday before it says it is a day).
-weekday_date(M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y).
-weekday_date(M, D, Y) --> month(M), day_number(D), optional_year(Y).
+weekday_date(Now, M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y).
+weekday_date(Now, M, D, Y) --> month(M), day_number(D), optional_year(Now, Y).
 
 optional_the --> ["the"], !.
 optional_the --> [].
@@ -910,8 +912,18 @@ day_word(W, N, Form) :-
 
 % A year the goal writes after a month or a day ("May 2023", "May 28th, 2023"; goal_words/2
 % dropped the comma), or after a cue alone ("in 2023").
-optional_year(Y) --> year(Y), !.
-optional_year(none) --> [].
+optional_year(Now, Y) --> named_year(Now, Y), !.
+optional_year(_, none) --> [].
+
+% named_year(+Now, -Year)//: a year written in digits, or named against Now ("March last
+% year" is March of the year before Now's, "in May this year" May of Now's year).
+named_year(_, Y) --> year(Y), !.
+named_year(Now, Y) --> [W, "year"], { year_offset_(W, Offset) }, !,
+    { stamp_date_time(Now, date(Y0, _, _, _, _, _, _, _, _), 'UTC'), Y is Y0 + Offset }.
+
+year_offset_("last", -1).
+year_offset_("this", 0).
+year_offset_("next", 1).
 
 year(Y) --> [W], { year_word(W, Y) }.
 

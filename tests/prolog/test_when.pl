@@ -380,6 +380,16 @@ test(a_year_on_the_first_of_two_days, [true(W == '2022-03-04'-'2022-04-08')]) :-
     window_at(date(2024, 6, 1), "what happened between 5 March 2022 and 6 April", _, W).
 test(a_relative_time_after_a_dated_one_keeps_now, [true(W == '2023-01-01'-'2024-06-01')]) :-
     window_at(date(2024, 6, 1), "what changed between January 2023 and yesterday", _, W).
+% "last year" / "this year" after a month names its year: before, "in March last year" was
+% the latest March (this year's) and "in January and March last year" January alone.
+test(a_month_last_year, [true(P-W == "in march last year"-('2022-03-01'-'2022-04-01'))]) :-
+    window("Where did I travel in March last year?", P, W).
+test(two_months_last_year, [true(P-W == "in january and march last year"-('2022-01-01'-'2022-04-01'))]) :-
+    window("What did I read in January and March last year?", P, W).
+test(a_month_this_year_may_be_to_come, [true(W == '2023-05-01'-'2023-06-01')]) :-
+    window("what do we plan for the launch in May this year", _, W).   % the latest May is last year's
+test(a_year_s_possession_is_no_year, [true(P-W == "in march"-('2023-03-01'-'2023-03-11'))]) :-
+    window("what changed in March last year's plan", P, W).
 test(before_today_ends_where_today_starts, [true(P-W == "before today"-('1-01-01'-'2023-03-10'))]) :-
     window("Which airlines did I fly with before today?", P, W).
 test(before_a_day_ends_at_its_start, [true(W == '1-01-01'-'2023-03-05')]) :-
