@@ -425,4 +425,10 @@ test(receipt_anchor_of_two_times,
     atc_hydrate:time_anchor_("the two novels I finished in January and March", Now, _, A),
     atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
 
+test(receipt_anchor_of_a_list_of_times,
+     [true(M == [from-"2022-01-01T00:00:00Z", phrase-"in january march and may", to-"2022-06-01T00:00:00Z"])]) :-
+    now(Now),
+    atc_hydrate:time_anchor_("the races I ran in January, March and May", Now, _, A),
+    atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
+
 :- end_tests(when_spans_and_bounds).
