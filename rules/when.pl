@@ -620,12 +620,14 @@ time_pair(First, Count, Now, From, To, Words, Rest) :-
     ).
 
 % later_times_(+Now, +First, -Later)//: the times listed after the first, each t(Grammar,
-% Words, From-To): none or more side by side (time_listed_//4: "March" in "January, March
-% and May"), then the last after a joiner (time_point//4). A month or day written without a
+% Words, From-To): none or more side by side or joined (time_listed_//4: "March" in "January,
+% March and May", "June" in "May and June and July"), then the last after a joiner
+% (time_point//4). A month or day written without a
 % year, after a first time that writes one, is read in that year or the next, at or after the
 % first ("January 2023 and March" is March 2023, "December 2022 and January" January 2023);
 % otherwise at Now, as its latest occurrence.
 later_times_(Now, First, [T|Ts]) -->
+    ( time_joiner -> [] ; [] ),                     % "May and June and July" too
     later_time_(time_listed_, Now, First, T),
     later_times_(Now, First, Ts).
 later_times_(Now, First, [T]) -->

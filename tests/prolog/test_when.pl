@@ -359,6 +359,8 @@ test(three_past_months_listed, [true(W == '2022-11-01'-'2023-02-01')]) :-
     window("which books did I finish in November, December and January", _, W).
 test(four_dated_months_listed, [true(W == '2022-02-01'-'2022-09-01')]) :-
     window("trips in February 2022, April 2022, June 2022 or August 2022", _, W).
+test(three_months_each_joined, [true(P-W == "in may and june and july"-('2022-05-01'-'2022-08-01'))]) :-
+    window("what did we grow in May and June and July", P, W).
 test(weekdays_listed, [true(P-W == "on monday wednesday and friday"-('2023-03-06'-'2023-03-11'))]) :-
     window("what did I eat on Monday, Wednesday and Friday", P, W).
 test(weekdays_listed_in_a_plan_are_the_coming_ones, [true(W == '2023-03-13'-'2023-03-18')]) :-
