@@ -1,5 +1,6 @@
 :- module(atc_when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
+            goal_time_pieces/4,         % +Goal, +Now, -Pieces, -Phrase
             memory_now/1,               % -Stamp
             memory_newest/1,            % -Stamp
             memory_now_for/2,           % +Goal, -Stamp
@@ -57,8 +58,8 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | before / prior to X                | from the year 1 to where X starts (X's window without its slack) |
   | until / till / up to X             | from the year 1 to X's end                |
   | since X; after X                   | from X's start (after: X's end) to Now    |
-  | between X and Y, from X to Y, X and Y, X or Y | from the start of the earlier to the end of the later |
-  | X, Y and Z (commas), on Monday, Wednesday and Friday | from the earliest start to the latest end |
+  | between X and Y, from X to Y, X to / through Y | from the start of the earlier to the end of the later |
+  | X and Y, X or Y, X, Y and Z (commas), on Monday, Wednesday and Friday | each its own window (goal_time_pieces/4); goal_time_window/4 gives their span |
 
 A bound or a range may name a month, a weekday or a day bare ("until Friday", "before 5
 March", "between March and May"); a bare month must end the goal or a clause, or stand in a
@@ -87,35 +88,66 @@ Phrase = "two weeks ago", ...
 %   words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
 %   ISO 8601 text, as item_time/2 gives it.
 %   @error domain_error(iso_8601_time, Now) for text that is no time
-goal_time_window(Goal, Now0, From-To, Phrase) :-
+goal_time_window(Goal, Now, From-To, Phrase) :-
+    goal_time_pieces(Goal, Now, Pieces, Phrase),
+    Pieces = [From-_|_],
+    last(Pieces, _-To).
+
+%!  goal_time_pieces(+Goal:string, +Now, -Pieces:list(pair), -Phrase:string) is semidet.
+%
+%   Pieces are the windows (From-To, sorted, apart) of the times Goal names, as
+%   goal_time_window/4 reads them: one for a time, a bound or a range ("between March and
+%   May"), one a time for times joined by "and" or "or" ("in January and March" is January
+%   and March, not February). goal_time_window/4's window is their span.
+%   @error domain_error(iso_8601_time, Now) for text that is no time
+goal_time_pieces(Goal, Now0, Pieces, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    first_time_(Words, none, Now, From0, To0, Used), !,
-    weekday_ahead_(Words, Used, Now, From0-To0, From-To),
+    first_time_(Words, none, Now, Pieces0, Used), !,
+    weekday_ahead_(Words, Used, Now, Pieces0, Pieces1),
+    merged_pieces_(Pieces1, Pieces),
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
 
-% weekday_ahead_(+Words, +Used, +Now, +Window0, -Window): "on Friday" in a goal that plans
+% merged_pieces_(+Windows, -Pieces): Windows sorted, those that overlap or touch made one.
+merged_pieces_(Windows, Pieces) :-
+    msort(Windows, [W|Ws]),
+    foldl(merge_piece_, Ws, [W], Rev),
+    reverse(Rev, Pieces).
+
+merge_piece_(F-T, [F0-T0|Done], Out) :-
+    (   F =< T0
+    ->  T1 is max(T0, T), Out = [F0-T1|Done]
+    ;   Out = [F-T, F0-T0|Done]
+    ).
+
+% weekday_ahead_(+Words, +Used, +Now, +Pieces0, -Pieces): "on Friday" in a goal that plans
 % ("can I migrate staging on Friday", "we will ship on Friday") is the coming Friday, in any
 % other ("what did we decide on Friday") the last one; "on Monday, Wednesday and Friday" the
 % coming or the last three. An agent speaks of its plans; a past tense anywhere in the goal
 % wins over a modal ("what did we say we would do on Friday").
-weekday_ahead_(Words, ["on"|Named], Now, _, From-To) :-
-    phrase(weekdays_(Days), Named),
+weekday_ahead_(Words, ["on"|Named], Now, _, Pieces) :-
+    phrase(weekdays_(Days, Joins), Named),
     \+ ( member(P, Words), past_cue_(P) ),
     once(( member(F, Words), plan_cue_(F) )), !,
     maplist(next_weekday(Now), Days, Dates),
-    min_list(Dates, From),
-    max_list(Dates, Last),
-    weekday_window(Last, _, To).
-weekday_ahead_(_, _, _, Window, Window).
+    maplist(weekday_piece_, Dates, Pieces0),
+    (   memberchk(range, Joins)                     % "on Monday to Friday": the days between
+    ->  span_(Pieces0, Span), Pieces = [Span]
+    ;   Pieces = Pieces0
+    ).
+weekday_ahead_(_, _, _, Pieces, Pieces).
 
-% weekdays_(-Days)//: weekdays alone, joined ("monday wednesday and friday").
-weekdays_([D|Ds]) --> weekday(D), more_weekdays_(Ds).
+weekday_piece_(Day, Day-To) :-
+    weekday_window(Day, Day, To).
 
-more_weekdays_(Ds) --> time_joiner, !, weekdays_(Ds).
-more_weekdays_(Ds) --> weekdays_(Ds), !.
-more_weekdays_([]) --> [].
+% weekdays_(-Days, -Joins)//: weekdays alone, joined ("monday wednesday and friday"), and the
+% joiners between them (time_joiner//1).
+weekdays_([D|Ds], Js) --> weekday(D), more_weekdays_(Ds, Js).
+
+more_weekdays_(Ds, [J|Js]) --> time_joiner(J), !, weekdays_(Ds, Js).
+more_weekdays_(Ds, Js) --> weekdays_(Ds, Js), !.
+more_weekdays_([], []) --> [].
 
 % Words that say a goal plans: a modal or a future ("going", "planning", "scheduled").
 plan_cue_(W) :-
@@ -128,13 +160,14 @@ plan_cue_(W) :- ( sub_atom(W, _, 3, 0, '\'ll') ; sub_atom(W, _, 3, 0, '’ll') ;
 past_cue_(W) :-
     memberchk(W, ["did", "was", "were", "had", "didn't", "wasn't", "weren't", "hadn't"]).
 
-% first_time_(+Words, +Prev, +Now, -From, -To, -Used): the first time the words name, Used the
-% words it was read from, Prev the word before Words (a bound after a unit is none).
-first_time_(Words, Prev, Now, From, To, Used) :-
-    phrase(time_phrase(Prev, Now, From, To), Words, After), !,
+% first_time_(+Words, +Prev, +Now, -Pieces, -Used): the first time the words name, its windows
+% (time_phrase//3), Used the words it was read from, Prev the word before Words (a bound after
+% a unit is none).
+first_time_(Words, Prev, Now, Pieces, Used) :-
+    phrase(time_phrase(Prev, Now, Pieces), Words, After), !,
     append(Used, After, Words).
-first_time_([W|Ws], _, Now, From, To, Used) :-
-    first_time_(Ws, W, Now, From, To, Used).
+first_time_([W|Ws], _, Now, Pieces, Used) :-
+    first_time_(Ws, W, Now, Pieces, Used).
 
 %!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
 %
@@ -587,51 +620,61 @@ items_generation_(G) :-
 
 % --- grammar over lowercase words -------------------------------------------------------------
 
-% time_phrase(+Prev, +Now, -From, -To)//: the time the goal names at this word, Prev the word
-% before it (`none` at the start). A bound ("before today", "since last June", "until Friday")
-% is an open interval, not the day it names; a range ("between March and May", "from May to
-% July") and two or more times joined ("in January and March", "in January, March and May")
-% are the span from the first to the last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
-time_phrase(Prev, Now, From, To) -->
+% time_phrase(+Prev, +Now, -Pieces)//: the windows of the time the goal names at this word,
+% Prev the word before it (`none` at the start). A bound ("before today", "since last June",
+% "until Friday") is an open interval, not the day it names; a range ("between March and
+% May", "from May to July") the span from the first to the last; times joined by "and" or
+% "or" ("in January and March", "in January, March and May") a window each. A bound after a
+% unit ("the day before yesterday", "the week after next") is no bound.
+time_phrase(Prev, Now, [From-To]) -->
     bound_word(Side),
     { \+ unit_word(Prev, _), Prev \== "night" },
     time_point(Now, F, T, Slack), !,
     { bound_window(Side, Now, F, T, Slack, From, To) }.
-time_phrase(_, Now, From, To) -->
-    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, From, To), !.
-time_phrase(_, Now, From, To) -->
-    time_pair(time_expression, one_or_two, Now, From, To).
+time_phrase(_, Now, [Span]) -->
+    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, Pieces), !,
+    { span_(Pieces, Span) }.
+time_phrase(_, Now, Pieces) -->
+    time_pair(time_expression, one_or_two, Now, Pieces).
 
-% time_pair(+First, +Count, +Now, -From, -To)//: a time read by the grammar First (a month
+span_(Pieces, From-To) :-
+    pairs_keys_values(Pieces, Froms, Tos),
+    min_list(Froms, From),
+    max_list(Tos, To).
+
+% time_pair(+First, +Count, +Now, -Pieces)//: a time read by the grammar First (a month
 % alone is a time only after "between" or "from": time_point//4) and, Count `two`, more joined
 % to it ("January and March", "May to July", "January, March and May": goal_words/2 dropped
-% the commas), or, `one_or_two`, maybe none: they are the span from the earliest start to the
-% latest end. How each is dated: later_times_/5 and dated_backward_/3.
-time_pair(First, Count, Now, From, To, Words, Rest) :-
+% the commas), or, `one_or_two`, maybe none. Pieces are their windows, or, where a joiner
+% makes a range ("May to July", "Monday through Friday"), the one span from the earliest start
+% to the latest end. How each is dated: later_times_//4 and dated_backward_/2.
+time_pair(First, Count, Now, Pieces, Words, Rest) :-
     call(First, Now, F1, T1, Slack1, Words, Mid),
     append(FirstWords, Mid, Words),
-    (   later_times_(Now, t(FirstWords, F1, Slack1), Later, Mid, Rest0)
+    (   later_times_(Now, t(FirstWords, F1, Slack1), Later, Joins, Mid, Rest0)
     ->  Rest = Rest0,
-        dated_backward_([t(First, FirstWords, F1-T1)|Later], Spans),
-        pairs_keys_values(Spans, Froms, Tos),
-        min_list(Froms, From), max_list(Tos, To)
+        dated_backward_([t(First, FirstWords, F1-T1)|Later], Windows),
+        (   memberchk(range, Joins)
+        ->  span_(Windows, Span), Pieces = [Span]
+        ;   Pieces = Windows
+        )
     ;   Count == one_or_two,
-        Rest = Mid, From = F1, To = T1
+        Rest = Mid, Pieces = [F1-T1]
     ).
 
-% later_times_(+Now, +First, -Later)//: the times listed after the first, each t(Grammar,
-% Words, From-To): none or more side by side or joined (time_listed_//4: "March" in "January,
-% March and May", "June" in "May and June and July"), then the last after a joiner
-% (time_point//4). A month or day written without a
+% later_times_(+Now, +First, -Later, -Joins)//: the times listed after the first, each
+% t(Grammar, Words, From-To), and how each is joined (time_joiner//1): none or more side by
+% side or joined (time_listed_//4: "March" in "January, March and May", "June" in "May and
+% June and July"), then the last after a joiner (time_point//4). A month or day written without a
 % year, after a first time that writes one, is read in that year or the next, at or after the
 % first ("January 2023 and March" is March 2023, "December 2022 and January" January 2023);
 % otherwise at Now, as its latest occurrence.
-later_times_(Now, First, [T|Ts]) -->
-    ( time_joiner -> [] ; [] ),                     % "May and June and July" too
+later_times_(Now, First, [T|Ts], [J|Js]) -->
+    ( time_joiner(J) -> [] ; { J = each } ),        % "May and June and July" too
     later_time_(time_listed_, Now, First, T),
-    later_times_(Now, First, Ts).
-later_times_(Now, First, [T]) -->
-    time_joiner,
+    later_times_(Now, First, Ts, Js).
+later_times_(Now, First, [T], [J]) -->
+    time_joiner(J),
     later_time_(time_point, Now, First, T).
 
 later_time_(Grammar, Now, t(FirstWords, F1, Slack1), t(Grammar, Words, F-T), S0, S) :-
@@ -700,7 +743,10 @@ bound_word(until) --> ( ["until"] ; ["till"] ; ["up", "until"] ; ["up", "to"] ),
 bound_word(since) --> ["since"], !.
 bound_word(after) --> ( ["after"] ; ["later", "than"] ), !.
 
-time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
+% time_joiner(-Join)//: a word joining two times, `each` where the times stay apart ("January
+% and March"), `range` where it runs from one to the other ("May to July").
+time_joiner(each) --> ( ["and"] ; ["or"] ), !.
+time_joiner(range) --> ( ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
 
 % A time as a bound, a range's end or the second of two names it: any expression, or, as the
 % word before says it is a time, a month alone ("and March", "to July") where it ends the goal

@@ -433,4 +433,28 @@ test(receipt_anchor_of_a_list_of_times,
     atc_hydrate:time_anchor_("the races I ran in January, March and May", Now, _, A),
     atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
 
+% The windows of each time: goal_time_window/4's window is their span, but February is no
+% piece of "January and March".
+pieces(Goal, Phrase, Days) :-
+    now(Now),
+    goal_time_pieces(Goal, Now, Pieces, Phrase),
+    findall(F-T, ( member(From-To, Pieces), day(From, F), day(To, T) ), Days).
+
+test(pieces_of_two_months_leave_the_one_between, [true(P-D == "in january and march"-['2023-01-01'-'2023-02-01', '2023-03-01'-'2023-03-11'])]) :-
+    pieces("the two novels I finished in January and March", P, D).
+test(pieces_of_a_list, [true(D == ['2022-01-01'-'2022-02-01', '2022-03-01'-'2022-04-01', '2022-05-01'-'2022-06-01'])]) :-
+    pieces("What did I cook in January, March and May?", _, D).
+test(a_range_is_one_piece, [true(D == ['2022-03-01'-'2022-06-01'])]) :-
+    pieces("Which trips did I take between March and May?", _, D).
+test(a_range_joiner_is_one_piece, [true(D == ['2022-05-01'-'2022-08-01'])]) :-
+    pieces("what did Aisha work on in May to July", _, D).
+test(pieces_that_touch_are_one, [true(D == ['2023-01-01'-'2023-03-01'])]) :-
+    pieces("what did I buy in January and February", _, D).
+test(a_single_time_is_one_piece, [true(D == ['2023-02-23'-'2023-03-11'])]) :-
+    pieces("what did we decide in the last two weeks", _, D).
+test(weekdays_in_a_plan_are_pieces, [true(D == ['2023-03-13'-'2023-03-14', '2023-03-15'-'2023-03-16'])]) :-
+    pieces("can we do strength training on Monday and Wednesday", _, D).
+test(weekdays_in_a_plan_joined_as_a_range, [true(D == ['2023-03-13'-'2023-03-18'])]) :-
+    pieces("can we run the job on Monday to Friday", _, D).
+
 :- end_tests(when_spans_and_bounds).
