@@ -367,6 +367,14 @@ test(weekdays_listed_in_a_plan_are_the_coming_ones, [true(W == '2023-03-13'-'202
     window("can you set reminders for my gym sessions on Monday, Wednesday, and Friday", _, W).
 test(a_cued_time_after_a_month_is_no_list, [true(P == "in january")]) :-
     window("what did I do in January on Monday and Friday", P, _).
+% A list that never ends costs in proportion to its words: a goal of 2,000 times "January"
+% took 35 s (the words each listed time read were found by append/3, comparing tails).
+test(a_long_run_of_months_reads_in_linear_time, [true(P == "in january")]) :-
+    length(Ws, 2000), maplist(=("january"), Ws),
+    atomic_list_concat(["in"|Ws], ' ', Goal),
+    now(Now),
+    call_with_inference_limit(goal_time_window(Goal, Now, _, P), 1000000, R),
+    R \== inference_limit_exceeded.
 test(a_list_ending_in_a_verb_is_its_first_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
     window("what did I buy in January, March and may I ask why", P, W).
 % A year written on the first time only is the year of the times after it: "January 2023 and
