@@ -1238,8 +1238,9 @@ window_items_(window(_, _, Pieces, _), Segment, Reader, InWindow) :-
 % window_group_(+Pieces, +Segment, +Reader, -Text): the items of the window's pieces
 % (items_dated_between/4, the newest 1000, the latest piece's first) that lie in Segment, a
 % line each, sorted; kept between frames until the items change (kept_/5), and then one group
-% of similarity_within_texts/4, whose vector rows the host keeps too: a frame naming "last week" after another does not list, filter and look
-% up a thousand items again (~2 ms of a 100k-item frame).
+% of similarity_within_texts/4, whose vector rows the host keeps too: a frame naming "last
+% week" after another does not list, filter and look up a thousand items again (~2 ms of a
+% 100k-item frame).
 % For a grantee the window is the newest 1000 items of it they see (reader_fetch_/6), made
 % for each frame: what they see changes with grants, which the kept value's generation does
 % not follow.

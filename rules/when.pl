@@ -665,10 +665,10 @@ time_pair(First, Count, Now, Pieces, Words, Rest) :-
 % later_times_(+Now, +First, -Later, -Joins)//: the times listed after the first, each
 % t(Grammar, Words, From-To), and how each is joined (time_joiner//1): none or more side by
 % side or joined (time_listed_//4: "March" in "January, March and May", "June" in "May and
-% June and July"), then the last after a joiner (time_point//4). A month or day written without a
-% year, after a first time that writes one, is read in that year or the next, at or after the
-% first ("January 2023 and March" is March 2023, "December 2022 and January" January 2023);
-% otherwise at Now, as its latest occurrence.
+% June and July"), then the last after a joiner (time_point//4). A month or day written
+% without a year, after a first time that writes one, is read in that year or the next, at or
+% after the first ("January 2023 and March" is March 2023, "December 2022 and January"
+% January 2023); otherwise at Now, as its latest occurrence.
 later_times_(Now, First, [T|Ts], [J|Js]) -->
     ( time_joiner(J) -> [] ; { J = each } ),        % "May and June and July" too
     later_time_(time_listed_, Now, First, T),
@@ -765,7 +765,8 @@ time_joiner(range) --> ( ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
 
 % A time as a bound, a range's end or the second of two names it: any expression, or, as the
 % word before says it is a time, a month alone ("and March", "to July") where it ends the goal
-% or a clause ("and may I ask" is no May) or a named year follows ("and March last year"), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
+% or a clause ("and may I ask" is no May) or a named year follows ("and March last year"), a
+% year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
 % month ("before 5 March").
 time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
 time_point(Now, From, To, 0) --> month(M), named_year(Now, Y), !,     % "and March last year"
