@@ -8,8 +8,8 @@
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
-            hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
-            items_between/4,
+            hydrate/3, goal_speaker/2, goal_time_window/4, goal_time_pieces/4, memory_now/1,
+            items_between/3, items_between/4,
 
             grantee_view_reader/1,      % -Principal
             grantee_view_run/2,         % +Principal, :Goal
@@ -721,6 +721,10 @@ goal_speaker(Goal, S) :-
 %!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
 %   Reads only the goal's words.
 goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
+
+%!  goal_time_pieces(+Goal, +Now, -Pieces, -Phrase) is semidet.
+%   Reads only the goal's words.
+goal_time_pieces(G, N, Ps, P) :- atc_when:goal_time_pieces(G, N, Ps, P).
 
 %!  memory_now(-Stamp) is det.
 %   The newest time among the items the reader sees (0 when none). Read from the set kept for

@@ -197,21 +197,24 @@ reads_cells_(Reader) :-
 % have none.
 fact_windows_(none, _, InWindow) :- !,
     dict_pairs(InWindow, in_window, []).
-fact_windows_(window(From, To, _), Facts, InWindow) :-
+fact_windows_(window(_, _, Pieces, _), Facts, InWindow) :-
     findall(Id-How, ( member(fact(Id, _, _, _, _, _, _, _, _, _, _), Facts),
                       item_time(Id, _),
-                      item_window_(Id, From, To, How) ), Pairs0),
+                      item_window_(Id, Pieces, How) ), Pairs0),
     sort(1, @<, Pairs0, Pairs),
     dict_pairs(InWindow, in_window, Pairs).
 
-item_window_(Id, From, To, How) :-
-    (   item_stamp(Id, Stamp), Stamp >= From, Stamp =< To
+% item_window_(+Id, +Pieces, -How): Id written inside one of the windows (`written`), or else
+% naming a day inside one (the day).
+item_window_(Id, Pieces, How) :-
+    (   item_stamp(Id, Stamp),
+        once(( member(From-To, Pieces), Stamp >= From, Stamp =< To ))
     ->  How = written
     ;   findall(Day, relation(Id, mentions_date, Day), Days0),
         sort(Days0, Days),
         member(Day, Days),
         catch(parse_time(Day, iso_8601, Start), _, fail),
-        Start =< To, Start + 86400 > From
+        once(( member(From-To, Pieces), Start =< To, Start + 86400 > From ))
     ->  atom_string(Day, How)
     ).
 
@@ -255,7 +258,7 @@ fact_speakers_(Facts, Speakers) :-
 % frame of one part writes in place of its part's heading (the blank line after the frame's
 % head): the frame's second line gives its path and its tokens already.
 framing_(Goal, Plane, Anchor, Budget, Now, Frame, Fact, Crumb, edge(Beyond, LeftOut), Lone) :-
-    (   Anchor = window(_, _, Phrase) -> true ; Phrase = "" ),
+    (   Anchor = window(_, _, _, Phrase) -> true ; Phrase = "" ),
     (   Now == none -> Timed = false ; Timed = true ),
     host_frame_framing(Goal, Plane, Phrase, Budget, Timed,
                        [Frame, Verbatim, Derived, Excerpt, Crumb, Beyond, LeftOut,
@@ -417,16 +420,19 @@ time_anchor_(Goal, Now0, Now, Anchor) :-
         ;   domain_error(iso_8601_time, Now0)
         )
     ),
-    (   Now \== none, goal_time_window(Goal, Now, From-To, Phrase)
-    ->  Anchor = window(From, To, Phrase)
+    (   Now \== none, goal_time_pieces(Goal, Now, Pieces, Phrase)
+    ->  Pieces = [From-_|_],
+        last(Pieces, _-To),
+        Anchor = window(From, To, Pieces, Phrase)
     ;   Anchor = none
     ).
 
 % What the goal says beyond its topic, read once per frame: priors(Speaker, Anchor, About),
 % Speaker being speaker(Who) or none, Who a list of the people the goal names (goal_people_/3)
-% or a role (goal_speaker/3), Anchor window(From, To, Phrase) or none, About the speaker(Who)
-% whose items the speaker prior favours (goal_about_/3: the people the goal names but one it
-% only asks to do something) or none. For a reader, the people are those they see speak: a
+% or a role (goal_speaker/3), Anchor window(From, To, Pieces, Phrase) (From-To the span of
+% the Pieces, goal_time_pieces/4) or none, About the speaker(Who) whose items the speaker
+% prior favours (goal_about_/3: the people the goal names but one it only asks to do
+% something) or none. For a reader, the people are those they see speak: a
 % name only the owner's other records hold is read as no name.
 goal_priors_(Goal, Reader, Anchor, priors(Speaker, Anchor, About)) :-
     (   goal_people_(Goal, Reader, Names), Names \== []
@@ -489,7 +495,7 @@ request_("have", After) :-
     (   assistant_output_(Output) -> true ; memberchk(Output, ["tips", "thoughts", "options"]) ).
 
 anchor_meta_(none, null).
-anchor_meta_(window(From, To, Phrase), _{phrase: Phrase, from: F, to: T}) :-
+anchor_meta_(window(From, To, _, Phrase), _{phrase: Phrase, from: F, to: T}) :-
     iso_utc_(From, F),
     iso_utc_(To, T).
 
@@ -1147,9 +1153,11 @@ named_lexical_(Names, Hits, TopicHits, Sem, Lex) :-
 % (window_holds_all/2: "before today" asked after the last turn) weighs none: it tells no item
 % apart, and its ×1.4 on every item, its words out of the search and its window's cosines only
 % moved the ranking by chance (a LongMemEval question lost evidence that way). The frame's
-% anchor line and receipt still say which window was read.
-weighing_anchor_(window(From, To, _), none) :-
-    window_holds_all(From, To), !.
+% anchor line and receipt still say which window was read. Times apart ("in January and
+% March") hold every item only where the stretches between them hold none written there.
+weighing_anchor_(window(From, To, Pieces, _), none) :-
+    window_holds_all(From, To),
+    \+ ( gap_(Pieces, GapFrom, GapTo), items_between(GapFrom, GapTo, 1, [_]) ), !.
 weighing_anchor_(Anchor, Anchor).
 
 % timeless_goal_(+Goal, +Anchor, +InWindow, -Goal1): Goal without the words of the time it
@@ -1161,8 +1169,8 @@ weighing_anchor_(Anchor, Anchor).
 % words say what the turns are about ("the two novels I finished in January and March",
 % asked of chats from May: "January" was cut from the search and the window weighed nothing).
 timeless_goal_(Goal, none, _, Goal) :- !.
-timeless_goal_(Goal, window(_, _, _), '', Goal) :- !.
-timeless_goal_(Goal, window(_, _, Phrase), _, Goal1) :-
+timeless_goal_(Goal, window(_, _, _, _), '', Goal) :- !.
+timeless_goal_(Goal, window(_, _, _, Phrase), _, Goal1) :-
     split_string(Phrase, " ", " ", PhraseWords),
     split_string(Goal, " \t\n\r", " \t\n\r", Tokens0),
     exclude(==(""), Tokens0, Tokens),
@@ -1242,33 +1250,40 @@ window_cosines_(true, InWindow, Goal, Fetch, Sem, SemAll) :-
     ).
 
 % window_items_(+Anchor, +Segment, +Reader, -InWindow): the items of Segment in the window
-% Anchor names, window_group_/5's text; '' for a goal naming no time or a window holding none.
+% Anchor names, window_group_/4's text; '' for a goal naming no time or a window holding none.
 window_items_(none, _, _, '').
-window_items_(window(From, To, _), Segment, Reader, InWindow) :-
-    window_group_(From, To, Segment, Reader, InWindow).
+window_items_(window(_, _, Pieces, _), Segment, Reader, InWindow) :-
+    window_group_(Pieces, Segment, Reader, InWindow).
 
-% window_group_(+From, +To, +Segment, +Reader, -Text): the items of the window (items_dated_between/4,
-% the newest 1000) that lie in Segment, a line each, sorted; kept between frames until the
-% items change (kept_/5), and then one group of similarity_within_texts/4, whose vector rows
-% the host keeps too: a frame naming "last week" after another does not list, filter and look
-% up a thousand items again (~2 ms of a 100k-item frame).
+% window_group_(+Pieces, +Segment, +Reader, -Text): the items of the window's pieces
+% (items_dated_between/4, the newest 1000, the latest piece's first) that lie in Segment, a
+% line each, sorted; kept between frames until the items change (kept_/5), and then one group
+% of similarity_within_texts/4, whose vector rows the host keeps too: a frame naming "last
+% week" after another does not list, filter and look up a thousand items again (~2 ms of a
+% 100k-item frame).
 % For a grantee the window is the newest 1000 items of it they see (reader_fetch_/6), made
 % for each frame: what they see changes with grants, which the kept value's generation does
 % not follow.
-window_group_(From, To, Segment, none, Text) :- !,
+window_group_(Pieces, Segment, none, Text) :- !,
     window_generation_(G),
-    kept_(window, window(From, To, Segment), G, window_group_made_(From, To, Segment, none),
+    kept_(window, window(Pieces, Segment), G, window_group_made_(Pieces, Segment, none),
           Text).
-window_group_(From, To, Segment, Reader, Text) :-
-    window_group_made_(From, To, Segment, Reader, Text).
+window_group_(Pieces, Segment, Reader, Text) :-
+    window_group_made_(Pieces, Segment, Reader, Text).
 
-window_group_made_(From, To, Segment, Reader, Text) :-
-    reader_fetch_(Reader, 1000, 1000, items_dated_between(From, To), readable_(Reader),
-                  InWindow0),
+window_group_made_(Pieces, Segment, Reader, Text) :-
+    reverse(Pieces, Latest),
+    foldl(piece_items_(Reader), Latest, InWindow0, []),
     take_(1000, InWindow0, InWindow),
     include(item_in_segment_(Segment), InWindow, Candidates),
     sort(Candidates, Sorted),
     atomic_list_concat(Sorted, '\n', Text).
+
+% piece_items_(+Reader, +Piece, -Items, +Rest): Items the newest 1000 items dated in Piece
+% that Reader sees, then Rest (a difference list, for foldl/4).
+piece_items_(Reader, From-To, Items, Rest) :-
+    reader_fetch_(Reader, 1000, 1000, items_dated_between(From, To), readable_(Reader), Kept),
+    append(Kept, Rest, Items).
 
 % reader_fetch_(+Reader, +Want, +Fetch, :Fetch_2, :Keep_1, -Kept): Kept is what Keep_1 accepts
 % of the Fetch first of a ranking (call(Fetch_2, Fetch, Raw): a search's best hits, a window's
@@ -1779,14 +1794,14 @@ first_person_(W) :- memberchk(W, ["i", "my", "mine", "myself", "i'm", "i've", "i
 % that asks nothing but a time, once its time and the people it names are taken out
 % ("What did Tomás do on May 28?" is "What did do on"), has no topic for a relevance ranking
 % to follow: its cosines favour the turns that look like questions, and a ×1.4 could not
-% lift the hike of 28 May above them. Its window comes first (window_first(From, To)).
+% lift the hike of 28 May above them. Its window comes first (window_first(Pieces)).
 time_weight_(none, _, none).
-time_weight_(window(From, To, Phrase), SemGoal, Weight) :-
+time_weight_(window(_, _, Pieces, Phrase), SemGoal, Weight) :-
     goal_words(SemGoal, Words),
     split_string(Phrase, " ", " ", PhraseWords),   % a goal that is only its time keeps them
     (   forall(member(W, Words), ( topicless_word_(W) ; memberchk(W, PhraseWords) ))
-    ->  Weight = window_first(From, To)
-    ;   Weight = window(From, To, Phrase)
+    ->  Weight = window_first(Pieces)
+    ;   Weight = window_boost(Pieces)
     ).
 
 % Words that ask, point or link, and the verbs of doing, saying and happening: a goal of
@@ -1807,11 +1822,11 @@ topicless_word_(W) :-
 % goal with no topic (time_weight_/3) every item dated in the window ranks above every other,
 % in the order of its own score: 0.5 + S/2 against S/2.
 time_prior_(none, Pairs, Pairs).
-time_prior_(window_first(From, To), Pairs, Out) :-
-    maplist(window_first_(From, To), Pairs, Out0),
+time_prior_(window_first(Pieces), Pairs, Out) :-
+    maplist(window_first_(Pieces), Pairs, Out0),
     sort_by_score_(Out0, Out).
-time_prior_(window(From, To, _), Pairs, Out) :-
-    maplist(time_boost_(From, To), Pairs, Out0),
+time_prior_(window_boost(Pieces), Pairs, Out) :-
+    maplist(time_boost_(Pieces), Pairs, Out0),
     sort_by_score_(Out0, Out).
 
 % A goal that asks for the newest of what it is about ("What happened most recently with the
@@ -1891,17 +1906,29 @@ recency_boost_(Oldest, Newest, K-S, K-S1) :-
     ;   S1 = S
     ).
 
-window_first_(From, To, K-S, K-S1) :-
-    (   item_dated_in(K, From, To)
+window_first_(Pieces, K-S, K-S1) :-
+    (   dated_in_pieces_(K, Pieces)
     ->  S1 is round((0.5 + S / 2) * 10000) / 10000
     ;   S1 is round(S / 2 * 10000) / 10000
     ).
 
-time_boost_(From, To, K-S, K-S1) :-
-    (   item_dated_in(K, From, To)      % written in the window, or naming a day in it
+time_boost_(Pieces, K-S, K-S1) :-
+    (   dated_in_pieces_(K, Pieces)     % written in the window, or naming a day in it
     ->  S1 is round(S * 1.4 * 10000) / 10000
     ;   S1 = S
     ).
+
+% An item dated (item_dated_in/3) in one of the windows a goal's times name: "in January and
+% March" weighs no item of February.
+dated_in_pieces_(K, [From-To]) :- !,
+    item_dated_in(K, From, To).
+dated_in_pieces_(K, Pieces) :-
+    member(From-To, Pieces),
+    item_dated_in(K, From, To), !.
+
+% gap_(+Pieces, -From, -To): a stretch between two windows of Pieces, on backtracking each.
+gap_(Pieces, From, To) :-
+    append(_, [_-From, To-_|_], Pieces).
 
 % An echo (a restatement of older memory from another session) counts half.
 discount_echoes_(Reader, Pairs, Out) :-

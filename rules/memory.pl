@@ -7,8 +7,8 @@
             rung/3, rung_tokens/3, distilled/3, provenance/2, arc/1, arc_member/2, arc_goal/2,
             arc_session/2, item_arc/2, rollup/2, echo_of/3, curated/2,
             nearest/3, nearest/4, lexical/4, similarity/3, similarity/4,
-            hydrate/3, goal_speaker/2, goal_time_window/4, memory_now/1, items_between/3,
-            items_between/4,
+            hydrate/3, goal_speaker/2, goal_time_window/4, goal_time_pieces/4, memory_now/1,
+            items_between/3, items_between/4,
 
             memory_user_module/1,       % +Module
             memory_user_module/2,       % +Module, +Vocabulary
@@ -48,6 +48,7 @@ sandbox:safe_primitive(atc_jump:similarity(_, _, _)).
 sandbox:safe_primitive(atc_jump:similarity(_, _, _, _)).
 sandbox:safe_primitive(atc_hydrate:goal_speaker(_, _)).
 sandbox:safe_primitive(atc_when:goal_time_window(_, _, _, _)).
+sandbox:safe_primitive(atc_when:goal_time_pieces(_, _, _, _)).
 sandbox:safe_primitive(atc_when:memory_now(_)).  % builds the day index on first use (global variables)
 sandbox:safe_primitive(atc_when:items_between(_, _, _)).  % builds its day index on first use
 sandbox:safe_primitive(atc_when:items_between(_, _, _, _)).
@@ -102,12 +103,16 @@ similarity(Q, Records, K, Pairs) :-
     catch(atc_jump:similarity(Q, Records, K, Pairs), E, named_error_(similarity/4, E)).
 
 %!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
+%!  goal_time_pieces(+Goal, +Now, -Pieces, -Phrase) is semidet.
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.
 %   See atc_when.
 goal_time_window(Goal, Now, Window, Phrase) :-
     catch(atc_when:goal_time_window(Goal, Now, Window, Phrase), E,
           named_error_(goal_time_window/4, E)).
+goal_time_pieces(Goal, Now, Pieces, Phrase) :-
+    catch(atc_when:goal_time_pieces(Goal, Now, Pieces, Phrase), E,
+          named_error_(goal_time_pieces/4, E)).
 items_between(From, To, Items) :-
     catch(atc_when:items_between(From, To, Items), E, named_error_(items_between/3, E)).
 items_between(From, To, Max, Items) :-

@@ -1,5 +1,6 @@
 :- module(atc_when,
           [ goal_time_window/4,         % +Goal, +Now, -Window, -Phrase
+            goal_time_pieces/4,         % +Goal, +Now, -Pieces, -Phrase
             memory_now/1,               % -Stamp
             memory_newest/1,            % -Stamp
             memory_now_for/2,           % +Goal, -Stamp
@@ -49,7 +50,7 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | next / this coming Friday; on Friday in a plan ("can I ... on Friday") | the first such date after Now's day: that one day |
   | (on) Thursday 12 January, Friday the 20th of January 2023 | that day, as below (the weekday only names it) |
   | in / during / early / late March, last June | that month's most recent occurrence up to Now (last June: before Now's month) |
-  | March 2023, in March 2023           | that month of that year                  |
+  | March 2023, in March 2023, in March last / this / next year | that month of that year |
   | March 5, on 5 March, the 5th of March (, 2023) | that day, ± a day (its latest occurrence up to Now when no year is written) |
   | in / during 2023 (ending the goal or a clause) | that year ("in 2048 bytes" is no time) |
   | 2023-05-08, 2023/05/08, 21/10/2022, 10-21-2022 | that day, ± a day (digits: the order of day and month only when one is above 12) |
@@ -57,12 +58,16 @@ Expressions recognised (case-insensitive; numbers as digits or words one to twel
   | before / prior to X                | from the year 1 to where X starts (X's window without its slack) |
   | until / till / up to X             | from the year 1 to X's end                |
   | since X; after X                   | from X's start (after: X's end) to Now    |
-  | between X and Y, from X to Y, X and Y, X or Y | from the start of the earlier to the end of the later |
+  | between X and Y, from X to Y, X to / through Y | from the start of the earlier to the end of the later |
+  | X and Y, X or Y, X, Y and Z (commas), on Monday, Wednesday and Friday | each its own window (goal_time_pieces/4); goal_time_window/4 gives their span |
 
 A bound or a range may name a month, a weekday or a day bare ("until Friday", "before 5
-March", "between March and May"); a bare month must end the goal or a clause. A bound after a
-unit is none ("the day before yesterday" is yesterday). Of two times without a year the
-first is read up to the second ("between March and May" asked in April is last year's).
+March", "between March and May"); a bare month must end the goal or a clause, or stand in a
+list that a joined time ends ("January, March and May"). A bound after a unit is none ("the
+day before yesterday" is yesterday). Of times without a year each is read up to the one after
+it ("between March and May" asked in April is last year's); a year written on the first alone
+is the later ones' ("January 2023 and March" is March 2023, "December 2022 and January" is
+January 2023).
 
 An item is *dated* inside a window when it was written there or when its text names a day
 there: ingestion resolves "yesterday", "two days ago", "last Friday" in a turn against the
@@ -79,29 +84,70 @@ Phrase = "two weeks ago", ...
 %!  goal_time_window(+Goal:string, +Now, -Window:pair, -Phrase:string) is semidet.
 %
 %   Window is From-To (POSIX stamps, From =< To) for the first time expression in Goal (with
-%   a second one joined to it, the span of both; a bound, an open interval), and Phrase the
+%   more joined to it, the span of all; a bound, an open interval), and Phrase the
 %   words it was read from. Fails when Goal names no time. Now is a POSIX stamp or
 %   ISO 8601 text, as item_time/2 gives it.
 %   @error domain_error(iso_8601_time, Now) for text that is no time
-goal_time_window(Goal, Now0, From-To, Phrase) :-
+goal_time_window(Goal, Now, From-To, Phrase) :-
+    goal_time_pieces(Goal, Now, Pieces, Phrase),
+    Pieces = [From-_|_],
+    last(Pieces, _-To).
+
+%!  goal_time_pieces(+Goal:string, +Now, -Pieces:list(pair), -Phrase:string) is semidet.
+%
+%   Pieces are the windows (From-To, sorted, apart) of the times Goal names, as
+%   goal_time_window/4 reads them: one for a time, a bound or a range ("between March and
+%   May"), one a time for times joined by "and" or "or" ("in January and March" is January
+%   and March, not February). goal_time_window/4's window is their span.
+%   @error domain_error(iso_8601_time, Now) for text that is no time
+goal_time_pieces(Goal, Now0, Pieces, Phrase) :-
     stamp_arg_(Now0, Now),
     goal_words(Goal, Words),
-    first_time_(Words, none, Now, From0, To0, Used), !,
-    weekday_ahead_(Words, Used, Now, From0-To0, From-To),
+    first_time_(Words, none, Now, Pieces0, Used), !,
+    weekday_ahead_(Words, Used, Now, Pieces0, Pieces1),
+    merged_pieces_(Pieces1, Pieces),
     atomic_list_concat(Used, ' ', PhraseAtom),
     atom_string(PhraseAtom, Phrase).
 
-% weekday_ahead_(+Words, +Used, +Now, +Window0, -Window): "on Friday" in a goal that plans
+% merged_pieces_(+Windows, -Pieces): Windows sorted, those that overlap or touch made one.
+merged_pieces_(Windows, Pieces) :-
+    msort(Windows, [W|Ws]),
+    foldl(merge_piece_, Ws, [W], Rev),
+    reverse(Rev, Pieces).
+
+merge_piece_(F-T, [F0-T0|Done], Out) :-
+    (   F =< T0
+    ->  T1 is max(T0, T), Out = [F0-T1|Done]
+    ;   Out = [F-T, F0-T0|Done]
+    ).
+
+% weekday_ahead_(+Words, +Used, +Now, +Pieces0, -Pieces): "on Friday" in a goal that plans
 % ("can I migrate staging on Friday", "we will ship on Friday") is the coming Friday, in any
-% other ("what did we decide on Friday") the last one. An agent speaks of its plans; a past
-% tense anywhere in the goal wins over a modal ("what did we say we would do on Friday").
-weekday_ahead_(Words, ["on", W], Now, _, From-To) :-
-    weekday_word(W, D),
+% other ("what did we decide on Friday") the last one; "on Monday, Wednesday and Friday" the
+% coming or the last three. An agent speaks of its plans; a past tense anywhere in the goal
+% wins over a modal ("what did we say we would do on Friday").
+weekday_ahead_(Words, ["on"|Named], Now, _, Pieces) :-
+    phrase(weekdays_(Days, Joins), Named),
     \+ ( member(P, Words), past_cue_(P) ),
     once(( member(F, Words), plan_cue_(F) )), !,
-    next_weekday(Now, D, Day),
-    weekday_window(Day, From, To).
-weekday_ahead_(_, _, _, Window, Window).
+    maplist(next_weekday(Now), Days, Dates),
+    maplist(weekday_piece_, Dates, Pieces0),
+    (   memberchk(range, Joins)                     % "on Monday to Friday": the days between
+    ->  span_(Pieces0, Span), Pieces = [Span]
+    ;   Pieces = Pieces0
+    ).
+weekday_ahead_(_, _, _, Pieces, Pieces).
+
+weekday_piece_(Day, Day-To) :-
+    weekday_window(Day, Day, To).
+
+% weekdays_(-Days, -Joins)//: weekdays alone, joined ("monday wednesday and friday"), and the
+% joiners between them (time_joiner//1).
+weekdays_([D|Ds], Js) --> weekday(D), more_weekdays_(Ds, Js).
+
+more_weekdays_(Ds, [J|Js]) --> time_joiner(J), !, weekdays_(Ds, Js).
+more_weekdays_(Ds, Js) --> weekdays_(Ds, Js), !.
+more_weekdays_([], []) --> [].
 
 % Words that say a goal plans: a modal or a future ("going", "planning", "scheduled").
 plan_cue_(W) :-
@@ -114,13 +160,14 @@ plan_cue_(W) :- ( sub_atom(W, _, 3, 0, '\'ll') ; sub_atom(W, _, 3, 0, '’ll') ;
 past_cue_(W) :-
     memberchk(W, ["did", "was", "were", "had", "didn't", "wasn't", "weren't", "hadn't"]).
 
-% first_time_(+Words, +Prev, +Now, -From, -To, -Used): the first time the words name, Used the
-% words it was read from, Prev the word before Words (a bound after a unit is none).
-first_time_(Words, Prev, Now, From, To, Used) :-
-    phrase(time_phrase(Prev, Now, From, To), Words, After), !,
+% first_time_(+Words, +Prev, +Now, -Pieces, -Used): the first time the words name, its windows
+% (time_phrase//3), Used the words it was read from, Prev the word before Words (a bound after
+% a unit is none).
+first_time_(Words, Prev, Now, Pieces, Used) :-
+    phrase(time_phrase(Prev, Now, Pieces), Words, After), !,
     append(Used, After, Words).
-first_time_([W|Ws], _, Now, From, To, Used) :-
-    first_time_(Ws, W, Now, From, To, Used).
+first_time_([W|Ws], _, Now, Pieces, Used) :-
+    first_time_(Ws, W, Now, Pieces, Used).
 
 %!  goal_recency_cue(+Goal:string, -Phrase:string) is semidet.
 %
@@ -590,43 +637,137 @@ items_generation_(G) :-
 
 % --- grammar over lowercase words -------------------------------------------------------------
 
-% time_phrase(+Prev, +Now, -From, -To)//: the time the goal names at this word, Prev the word
-% before it (`none` at the start). A bound ("before today", "since last June", "until Friday")
-% is an open interval, not the day it names; a range ("between March and May", "from May to
-% July") and two times joined ("in January and March") are the span from the first to the
-% last. A bound after a unit ("the day before yesterday", "the week after next") is no bound.
-time_phrase(Prev, Now, From, To) -->
+% time_phrase(+Prev, +Now, -Pieces)//: the windows of the time the goal names at this word,
+% Prev the word before it (`none` at the start). A bound ("before today", "since last June",
+% "until Friday") is an open interval, not the day it names; a range ("between March and
+% May", "from May to July") the span from the first to the last; times joined by "and" or
+% "or" ("in January and March", "in January, March and May") a window each. A bound after a
+% unit ("the day before yesterday", "the week after next") is no bound.
+time_phrase(Prev, Now, [From-To]) -->
     bound_word(Side),
     { \+ unit_word(Prev, _), Prev \== "night" },
     time_point(Now, F, T, Slack), !,
     { bound_window(Side, Now, F, T, Slack, From, To) }.
-time_phrase(_, Now, From, To) -->
-    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, From, To), !.
-time_phrase(_, Now, From, To) -->
-    time_pair(time_expression, one_or_two, Now, From, To).
+time_phrase(_, Now, [Span]) -->
+    ( ["between"] ; ["from"] ), time_pair(time_point, two, Now, Pieces), !,
+    { span_(Pieces, Span) }.
+time_phrase(_, Now, Pieces) -->
+    time_pair(time_expression, one_or_two, Now, Pieces).
 
-% time_pair(+First, +Count, +Now, -From, -To)//: a time read by the grammar First (a month
-% alone is a time only after "between" or "from": time_point//4) and, Count `two`, one joined
-% to it ("January and March", "May to July"), or, `one_or_two`, maybe none: two are the span
-% from the first's start to the second's end. The second is its latest occurrence, and the
-% first, when it names a month and no year, its latest up to the second's end: "between March
-% and May" asked in April is March to May of last year.
-time_pair(First, Count, Now, From, To, Words, Rest) :-
-    call(First, Now, F1, T1, _, Words, Mid),
-    (   time_joiner(Mid, Mid1),
-        time_point(Now, F2, T2, _, Mid1, Rest0)
+span_(Pieces, From-To) :-
+    pairs_keys_values(Pieces, Froms, Tos),
+    min_list(Froms, From),
+    max_list(Tos, To).
+
+% time_pair(+First, +Count, +Now, -Pieces)//: a time read by the grammar First (a month
+% alone is a time only after "between" or "from": time_point//4) and, Count `two`, more joined
+% to it ("January and March", "May to July", "January, March and May": goal_words/2 dropped
+% the commas), or, `one_or_two`, maybe none. Pieces are their windows, or, where a joiner
+% makes a range ("May to July", "Monday through Friday"), the one span from the earliest start
+% to the latest end. How each is dated: later_times_//4 and dated_backward_/2.
+time_pair(First, Count, Now, Pieces, Words, Rest) :-
+    call(First, Now, F1, T1, Slack1, Words, Mid),
+    read_words_(Words, Mid, FirstWords),
+    (   later_times_(Now, t(FirstWords, F1, Slack1), Later, Joins, Mid, Rest0)
     ->  Rest = Rest0,
-        (   F2 < F1,
-            append(FirstWords, Mid, Words),
-            \+ ( member(W, FirstWords), year_word(W, _) ),
-            once(( member(W, FirstWords), month_word(W, _) )),
-            phrase(call(First, T2, F1b, T1b, _), FirstWords)
-        ->  From is min(F1b, F2), To is max(T1b, T2)
-        ;   From is min(F1, F2), To is max(T1, T2)
+        dated_backward_([t(First, FirstWords, F1-T1)|Later], Windows),
+        (   memberchk(range, Joins)
+        ->  span_(Windows, Span), Pieces = [Span]
+        ;   Pieces = Windows
         )
     ;   Count == one_or_two,
-        Rest = Mid, From = F1, To = T1
+        Rest = Mid, Pieces = [F1-T1]
     ).
+
+% later_times_(+Now, +First, -Later, -Joins)//: the times listed after the first, each
+% t(Grammar, Words, From-To), and how each is joined (time_joiner//1): none or more side by
+% side or joined (time_listed_//4: "March" in "January, March and May", "June" in "May and
+% June and July"), then the last after a joiner (time_point//4). A month or day written
+% without a year, after a first time that writes one, is read in that year or the next, at or
+% after the first ("January 2023 and March" is March 2023, "December 2022 and January"
+% January 2023); otherwise at Now, as its latest occurrence.
+later_times_(Now, First, [T|Ts], [J|Js]) -->
+    ( time_joiner(J) -> [] ; { J = each } ),        % "May and June and July" too
+    later_time_(time_listed_, Now, First, T),
+    later_times_(Now, First, Ts, Js).
+later_times_(Now, First, [T], [J]) -->
+    time_joiner(J),
+    later_time_(time_point, Now, First, T).
+
+later_time_(Grammar, Now, t(FirstWords, F1, Slack1), t(Grammar, Words, F-T), S0, S) :-
+    call(Grammar, Now, F0, T0, _, S0, S),
+    read_words_(S0, S, Words),
+    (   named_year_(FirstWords),
+        undated_calendar_(Words),
+        year_on_(F1, Slack1, Then),
+        phrase(call(Grammar, Then, F2, T2, _), Words)
+    ->  F = F2, T = T2
+    ;   F = F0, T = T0
+    ).
+
+% read_words_(+Words, +Rest, -Read): the words of Words before Rest, its tail, found by
+% identity: append/3 would compare Rest with every tail, each to its end where the words repeat
+% ("in january january …" took 35 s at 2,000 words).
+read_words_(Words, Rest, Read) :-
+    (   tail_read_(Words, Rest, Read0)
+    ->  Read = Read0
+    ;   append(Read, Rest, Words)                   % Rest a copy (a pushback), not the tail
+    ->  true
+    ).
+
+tail_read_(Words, Rest, []) :-
+    same_term(Words, Rest), !.
+tail_read_([W|Ws], Rest, [W|Read]) :-
+    tail_read_(Ws, Rest, Read).
+
+% time_listed_(+Now, -From, -To, -Slack)//: a time inside a list, which more times follow: a
+% month or a weekday written bare ("March" in "January, March and May"), maybe with its day
+% and year; the list's end says they are times. No cue starts one: "in January on Monday and
+% Friday" is no list of three.
+time_listed_(Now, From, To, Slack) -->
+    month(M), optional_day(D), optional_year(Now, Y), !,
+    { calendar_span(Now, Y, M, D, From, To), day_slack(D, Slack) }.
+time_listed_(Now, From, To, 86400) -->
+    [W], { day_word(W, D, ordinal) }, optional_of, month(M), optional_year(Now, Y), !,
+    { calendar_span(Now, Y, M, D, From, To) }.
+time_listed_(Now, From, To, 0) -->
+    weekday(D),
+    { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
+
+% dated_backward_(+Times, -Spans): the windows of Times (t(Grammar, Words, From-To)), each time
+% that names a month but no year re-read as its latest occurrence up to the end of the time
+% after it, where it would otherwise start after that one: "between March and May" asked in
+% April is March to May of last year, and "January, March and May" asked in April is last
+% year's three.
+dated_backward_(Times, Spans) :-
+    reverse(Times, [t(_, _, Last)|Earlier]),
+    foldl(dated_before_, Earlier, [Last], Spans).
+
+dated_before_(t(Grammar, Words, F-T), [Next|Spans], [Span, Next|Spans]) :-
+    Next = NextFrom-NextTo,
+    (   F > NextFrom,
+        undated_calendar_(Words),
+        phrase(call(Grammar, NextTo, F1, T1, _), Words)
+    ->  Span = F1-T1
+    ;   Span = F-T
+    ).
+
+% The words of a time name a month and no year: a time the calendar dates by what is around it.
+undated_calendar_(Words) :-
+    \+ named_year_(Words),
+    once(( member(W, Words), month_word(W, _) )).
+
+named_year_(Words) :- once(( append(_, Rest, Words), phrase(named_year(0, _), Rest, _) )).
+
+% year_on_(+From, +Slack, -Then): the last moment before the same date a year after the time
+% whose window starts at From (Slack before the time itself): the times after it are read as
+% their latest occurrence up to Then.
+year_on_(From, Slack, Then) :-
+    Start is From + Slack,
+    stamp_date_time(Start, date(Y, M, D, _, _, _, _, _, _), 'UTC'),
+    Y1 is Y + 1,
+    date_time_stamp(date(Y1, M, D, 0, 0, 0, 0, -, -), Next),
+    Then is Next - 1.
 
 % The words that make a time a bound, and on which side.
 bound_word(before) --> ( ["before"] ; ["prior", "to"] ; ["earlier", "than"] ), !.
@@ -634,13 +775,19 @@ bound_word(until) --> ( ["until"] ; ["till"] ; ["up", "until"] ; ["up", "to"] ),
 bound_word(since) --> ["since"], !.
 bound_word(after) --> ( ["after"] ; ["later", "than"] ), !.
 
-time_joiner --> ( ["and"] ; ["or"] ; ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
+% time_joiner(-Join)//: a word joining two times, `each` where the times stay apart ("January
+% and March"), `range` where it runs from one to the other ("May to July").
+time_joiner(each) --> ( ["and"] ; ["or"] ), !.
+time_joiner(range) --> ( ["to"] ; ["through"] ; ["until"] ; ["till"] ), !.
 
 % A time as a bound, a range's end or the second of two names it: any expression, or, as the
 % word before says it is a time, a month alone ("and March", "to July") where it ends the goal
-% or a clause ("and may I ask" is no May), a year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
+% or a clause ("and may I ask" is no May) or a named year follows ("and March last year"), a
+% year alone likewise ("since 2021"), a weekday alone ("until Friday") or a day before its
 % month ("before 5 March").
 time_point(Now, From, To, Slack) --> time_expression(Now, From, To, Slack), !.
+time_point(Now, From, To, 0) --> month(M), named_year(Now, Y), !,     % "and March last year"
+    { calendar_span(Now, Y, M, none, From, To) }.
 time_point(Now, From, To, 0) --> month(M), year_ends, !,
     { calendar_span(Now, none, M, none, From, To) }.
 time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
@@ -648,7 +795,7 @@ time_point(_, From, To, 0) --> year(Y), year_ends, !,      % "since 2021"
 time_point(Now, From, To, 0) --> weekday(D), !,
     { last_weekday(Now, D, Day), weekday_window(Day, From, To) }.
 time_point(Now, From, To, 86400) -->
-    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y), !,
+    optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 
 % bound_window(+Side, +Now, +From, +To, +Slack, -BFrom, -BTo): the open interval a bound on
@@ -701,7 +848,7 @@ time_expression(Now, From, To, 86400) -->
     ["week", "of"], week_start(Now, Day), !,           % "the week of 21 October": 7 days on
     { From is Day - 86400, To is Day + 8 * 86400 }.
 time_expression(Now, From, To, S) -->
-    optional_on, weekday(_), weekday_date(M, D, Y), !,   % "on Thursday 12 January": the date
+    optional_on, weekday(_), weekday_date(Now, M, D, Y), !,   % "on Thursday 12 January": the date
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
 time_expression(Now, From, To, 0) -->
     ( ["next"] ; ["this", "coming"] ; ["coming"] ), weekday(D), !,
@@ -713,16 +860,16 @@ time_expression(Now, From, To, 0) -->
     ["last"], month(M), !,                             % "last June": before Now's month
     { last_month_before(Now, M, From, To) }.
 time_expression(Now, From, To, S) -->
-    month_cue, month(M), optional_day(D), optional_year(Y), !,
+    month_cue, month(M), optional_day(D), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To), day_slack(D, S) }.
 time_expression(Now, From, To, 86400) -->
-    month(M), day_number(D), optional_year(Y), !,
+    month(M), day_number(D), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 time_expression(Now, From, To, 0) -->
     month(M), year(Y), !,                              % "May 2023": no verb is followed by a year
     { calendar_span(Now, Y, M, none, From, To) }.
 time_expression(Now, From, To, 86400) -->
-    day_before_month(D), month(M), optional_year(Y), !,
+    day_before_month(D), month(M), optional_year(Now, Y), !,
     { calendar_span(Now, Y, M, D, From, To) }.
 time_expression(Now, From, To, 86400) -->
     optional_on, [W], { numeric_date_word(W, Y, M, D) }, !,
@@ -792,8 +939,8 @@ day_before_month(D), [M, Y] --> [W, M, Y], { day_word(W, D, _), month_word(M, _)
 % The day "the week of ..." starts on, written as any day below.
 week_start(Now, Day) -->
     (   [W], { numeric_date_word(W, Y, M, D) }
-    ;   month(M), day_number(D), optional_year(Y)
-    ;   optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y)
+    ;   month(M), day_number(D), optional_year(Now, Y)
+    ;   optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y)
     ), !,
     { calendar_span(Now, Y, M, D, From, _), Day is From + 86400 }.
 
@@ -829,8 +976,8 @@ optional_on --> [].
 
 % The date after a weekday that names its day of the week: "12 January", "the 12th of January",
 % "January 20th 2023" (a bare number counts here: a weekday before it says it is a day).
-weekday_date(M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Y).
-weekday_date(M, D, Y) --> month(M), day_number(D), optional_year(Y).
+weekday_date(Now, M, D, Y) --> optional_the, [W], { day_word(W, D, _) }, optional_of, month(M), optional_year(Now, Y).
+weekday_date(Now, M, D, Y) --> month(M), day_number(D), optional_year(Now, Y).
 
 optional_the --> ["the"], !.
 optional_the --> [].
@@ -846,8 +993,18 @@ day_word(W, N, Form) :-
 
 % A year the goal writes after a month or a day ("May 2023", "May 28th, 2023"; goal_words/2
 % dropped the comma), or after a cue alone ("in 2023").
-optional_year(Y) --> year(Y), !.
-optional_year(none) --> [].
+optional_year(Now, Y) --> named_year(Now, Y), !.
+optional_year(_, none) --> [].
+
+% named_year(+Now, -Year)//: a year written in digits, or named against Now ("March last
+% year" is March of the year before Now's, "in May this year" May of Now's year).
+named_year(_, Y) --> year(Y), !.
+named_year(Now, Y) --> [W, "year"], { year_offset_(W, Offset) }, !,
+    { stamp_date_time(Now, date(Y0, _, _, _, _, _, _, _, _), 'UTC'), Y is Y0 + Offset }.
+
+year_offset_("last", -1).
+year_offset_("this", 0).
+year_offset_("next", 1).
 
 year(Y) --> [W], { year_word(W, Y) }.
 

@@ -3,6 +3,7 @@
 :- use_module('../../rules/jump').
 :- use_module('../../rules/hydrate').
 :- use_module(library(plunit)).
+:- use_module(hydrate_fixtures).
 
 /* A goal naming a time whose window holds nothing (atc_hydrate:seed_ranking/5, the host's
    searches stubbed). The chats are from May; "the novel I finished in January" names a month
@@ -11,7 +12,7 @@
    first. When an item lies in the window, the time words leave the search as before: the
    window weighs when, and "last week" as words would favour every turn that says it. */
 
-:- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4, atc_jump:similarity_scores/4.
+:- dynamic atc_jump:semantic_hits/4, atc_jump:lexical_hits/4.
 :- dynamic searched/1.
 
 atc_jump:semantic_hits(_, _, _, hits("n_other\nn_january", [0.5, 0.5])).
@@ -21,17 +22,11 @@ atc_jump:lexical_hits(Q, _, _, Hits) :-
     ->  Hits = [n_january-5.0, n_other-1.0]
     ;   Hits = [n_other-5.0, n_january-4.0]
     ).
-atc_jump:similarity_scores(_, Joined, _, Pairs) :-
-    atomic_list_concat(Records, '\n', Joined),
-    findall(R-0.1, member(R, Records), Pairs).
-
-turn(H-Time-Seq-Text, item(H, src, "s", Seq, turn, user, "", Time, default, "f:1", Text, [])).
-
 memory_of_may :-
     store_reset,
     retractall(searched(_)),
     may_chats(Turns),
-    maplist(turn, Turns, Items),
+    maplist(turn_item, Turns, Items),
     journal_add_items(Items, _).
 
 may_chats([ n_january-"2024-05-10T10:00:00Z"-0-"I finished The Nightingale in January, 440 pages.",
@@ -42,12 +37,8 @@ memory_with_january :-
     store_reset,
     retractall(searched(_)),
     may_chats(Turns),
-    maplist(turn, [n_old-"2024-01-20T10:00:00Z"-2-"Started a new book today."|Turns], Items),
+    maplist(turn_item, [n_old-"2024-01-20T10:00:00Z"-2-"Started a new book today."|Turns], Items),
     journal_add_items(Items, _).
-
-ranking(Goal, Ids) :-
-    once(atc_hydrate:seed_ranking(Goal, default, 10, _, Seeds)),
-    findall(H, member(c(H, _, _, _, _), Seeds), Ids).
 
 :- begin_tests(hydrate_empty_window, [cleanup(store_reset)]).
 
@@ -55,18 +46,18 @@ ranking(Goal, Ids) :-
 % and the other novel ranked first by BM25.
 test(a_window_holding_nothing_keeps_its_words_in_the_search,
      [setup(memory_of_may), true(First == n_january)]) :-
-    ranking("Which novel did I finish in January?", [First|_]).
+    seed_ids("Which novel did I finish in January?", [First|_]).
 
 test(the_search_reads_the_goal_whole,
      [setup(memory_of_may), true(Q == "Which novel did I finish in January?")]) :-
-    ranking("Which novel did I finish in January?", _),
+    seed_ids("Which novel did I finish in January?", _),
     once(searched(Q0)),
     text_to_string(Q0, Q).
 
 % A window holding an item reads the goal without its time words, as before.
 test(a_window_holding_an_item_leaves_its_words_out_of_the_search,
      [setup(memory_with_january), true(Q == "Which novel did I finish")]) :-
-    ranking("Which novel did I finish in January?", _),
+    seed_ids("Which novel did I finish in January?", _),
     once(searched(Q0)),
     text_to_string(Q0, Q).
 
@@ -74,14 +65,14 @@ test(a_window_holding_an_item_leaves_its_words_out_of_the_search,
 % weighs nothing and the goal is searched whole. Before, its words left the search.
 test(a_window_holding_every_item_keeps_its_words_in_the_search,
      [setup(memory_of_may), true(Q == "Which novel did I finish since 2023?")]) :-
-    ranking("Which novel did I finish since 2023?", _),
+    seed_ids("Which novel did I finish since 2023?", _),
     once(searched(Q0)),
     text_to_string(Q0, Q).
 
 % A bound that leaves an item out (since 12 May: the 10 May turn) weighs as before.
 test(a_bound_leaving_an_item_out_weighs,
      [setup(memory_of_may), true(Q == "Which novel did I finish")]) :-
-    ranking("Which novel did I finish since May 12?", _),
+    seed_ids("Which novel did I finish since May 12?", _),
     once(searched(Q0)),
     text_to_string(Q0, Q).
 

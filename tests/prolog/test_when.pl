@@ -14,6 +14,12 @@ window(Goal, Phrase, FromDay-ToDay) :-
     goal_time_window(Goal, Now, From-To, Phrase),
     day(From, FromDay), day(To, ToDay).
 
+% window_at(+date(Y, M, D), +Goal, -Phrase, -Days): the window asked at noon (UTC) of that day.
+window_at(date(Y, M, D), Goal, Phrase, FromDay-ToDay) :-
+    date_time_stamp(date(Y, M, D, 12, 0, 0, 0, -, -), Now),
+    goal_time_window(Goal, Now, From-To, Phrase),
+    day(From, FromDay), day(To, ToDay).
+
 :- begin_tests(when).
 
 test(ago_is_centred_with_slack, [true(P-W == "two months ago"-('2022-12-25'-'2023-01-24'))]) :-
@@ -363,6 +369,55 @@ test(range_of_days_in_digits, [true(W == '2023-01-01'-'2023-01-22')]) :-
     window("what failed between 2023-01-02 and 2023-01-20", _, W).
 test(a_month_verb_after_and_is_no_second_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
     window("what did I buy in January and may I ask why", P, W).
+% Three or more times listed ("January, March and May": goal_words/2 drops the commas) are the
+% span of all of them; before, the list was read as its first ("in january").
+test(three_months_listed_are_their_span, [true(P-W == "in january march and may"-('2022-01-01'-'2022-06-01'))]) :-
+    window("What did I cook in January, March and May?", P, W).     % May of this year is to come: last year's
+test(three_past_months_listed, [true(W == '2022-11-01'-'2023-02-01')]) :-
+    window("which books did I finish in November, December and January", _, W).
+test(four_dated_months_listed, [true(W == '2022-02-01'-'2022-09-01')]) :-
+    window("trips in February 2022, April 2022, June 2022 or August 2022", _, W).
+test(three_months_each_joined, [true(P-W == "in may and june and july"-('2022-05-01'-'2022-08-01'))]) :-
+    window("what did we grow in May and June and July", P, W).
+test(weekdays_listed, [true(P-W == "on monday wednesday and friday"-('2023-03-06'-'2023-03-11'))]) :-
+    window("what did I eat on Monday, Wednesday and Friday", P, W).
+test(weekdays_listed_in_a_plan_are_the_coming_ones, [true(W == '2023-03-13'-'2023-03-18')]) :-
+    window("can you set reminders for my gym sessions on Monday, Wednesday, and Friday", _, W).
+test(a_cued_time_after_a_month_is_no_list, [true(P == "in january")]) :-
+    window("what did I do in January on Monday and Friday", P, _).
+% A list that never ends costs in proportion to its words: a goal of 2,000 times "January"
+% took 35 s (the words each listed time read were found by append/3, comparing tails).
+test(a_long_run_of_months_reads_in_linear_time, [true(P == "in january")]) :-
+    length(Ws, 2000), maplist(=("january"), Ws),
+    atomic_list_concat(["in"|Ws], ' ', Goal),
+    now(Now),
+    call_with_inference_limit(goal_time_window(Goal, Now, _, P), 1000000, R),
+    R \== inference_limit_exceeded.
+test(a_list_ending_in_a_verb_is_its_first_time, [true(P-W == "in january"-('2023-01-01'-'2023-02-01'))]) :-
+    window("what did I buy in January, March and may I ask why", P, W).
+% A year written on the first time only is the year of the times after it: "January 2023 and
+% March" is March 2023, not the latest March (before, March 2024 when asked in 2024); a month
+% before the first's is the next year's ("December 2022 and January": January 2023).
+test(a_year_on_the_first_of_two_months_is_the_second_s, [true(W == '2023-01-01'-'2023-04-01')]) :-
+    window_at(date(2024, 6, 1), "what did I read in January 2023 and March", _, W).
+test(a_year_on_the_first_carries_past_new_year, [true(W == '2022-12-01'-'2023-02-01')]) :-
+    window_at(date(2024, 6, 1), "which gifts did I buy in December 2022 and January", _, W).
+test(a_year_on_the_first_of_a_list, [true(W == '2021-01-01'-'2021-06-01')]) :-
+    window_at(date(2024, 6, 1), "what did I plant in January 2021, March and May", _, W).
+test(a_year_on_the_first_of_two_days, [true(W == '2022-03-04'-'2022-04-08')]) :-
+    window_at(date(2024, 6, 1), "what happened between 5 March 2022 and 6 April", _, W).
+test(a_relative_time_after_a_dated_one_keeps_now, [true(W == '2023-01-01'-'2024-06-01')]) :-
+    window_at(date(2024, 6, 1), "what changed between January 2023 and yesterday", _, W).
+% "last year" / "this year" after a month names its year: before, "in March last year" was
+% the latest March (this year's) and "in January and March last year" January alone.
+test(a_month_last_year, [true(P-W == "in march last year"-('2022-03-01'-'2022-04-01'))]) :-
+    window("Where did I travel in March last year?", P, W).
+test(two_months_last_year, [true(P-W == "in january and march last year"-('2022-01-01'-'2022-04-01'))]) :-
+    window("What did I read in January and March last year?", P, W).
+test(a_month_this_year_may_be_to_come, [true(W == '2023-05-01'-'2023-06-01')]) :-
+    window("what do we plan for the launch in May this year", _, W).   % the latest May is last year's
+test(a_year_s_possession_is_no_year, [true(P-W == "in march"-('2023-03-01'-'2023-03-11'))]) :-
+    window("what changed in March last year's plan", P, W).
 test(before_today_ends_where_today_starts, [true(P-W == "before today"-('1-01-01'-'2023-03-10'))]) :-
     window("Which airlines did I fly with before today?", P, W).
 test(before_a_day_ends_at_its_start, [true(W == '1-01-01'-'2023-03-05')]) :-
@@ -397,5 +452,35 @@ test(receipt_anchor_of_two_times,
     now(Now),
     atc_hydrate:time_anchor_("the two novels I finished in January and March", Now, _, A),
     atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
+
+test(receipt_anchor_of_a_list_of_times,
+     [true(M == [from-"2022-01-01T00:00:00Z", phrase-"in january march and may", to-"2022-06-01T00:00:00Z"])]) :-
+    now(Now),
+    atc_hydrate:time_anchor_("the races I ran in January, March and May", Now, _, A),
+    atc_hydrate:anchor_meta_(A, Meta), dict_pairs(Meta, _, M).
+
+% The windows of each time: goal_time_window/4's window is their span, but February is no
+% piece of "January and March".
+pieces(Goal, Phrase, Days) :-
+    now(Now),
+    goal_time_pieces(Goal, Now, Pieces, Phrase),
+    findall(F-T, ( member(From-To, Pieces), day(From, F), day(To, T) ), Days).
+
+test(pieces_of_two_months_leave_the_one_between, [true(P-D == "in january and march"-['2023-01-01'-'2023-02-01', '2023-03-01'-'2023-03-11'])]) :-
+    pieces("the two novels I finished in January and March", P, D).
+test(pieces_of_a_list, [true(D == ['2022-01-01'-'2022-02-01', '2022-03-01'-'2022-04-01', '2022-05-01'-'2022-06-01'])]) :-
+    pieces("What did I cook in January, March and May?", _, D).
+test(a_range_is_one_piece, [true(D == ['2022-03-01'-'2022-06-01'])]) :-
+    pieces("Which trips did I take between March and May?", _, D).
+test(a_range_joiner_is_one_piece, [true(D == ['2022-05-01'-'2022-08-01'])]) :-
+    pieces("what did Aisha work on in May to July", _, D).
+test(pieces_that_touch_are_one, [true(D == ['2023-01-01'-'2023-03-01'])]) :-
+    pieces("what did I buy in January and February", _, D).
+test(a_single_time_is_one_piece, [true(D == ['2023-02-23'-'2023-03-11'])]) :-
+    pieces("what did we decide in the last two weeks", _, D).
+test(weekdays_in_a_plan_are_pieces, [true(D == ['2023-03-13'-'2023-03-14', '2023-03-15'-'2023-03-16'])]) :-
+    pieces("can we do strength training on Monday and Wednesday", _, D).
+test(weekdays_in_a_plan_joined_as_a_range, [true(D == ['2023-03-13'-'2023-03-18'])]) :-
+    pieces("can we run the job on Monday to Friday", _, D).
 
 :- end_tests(when_spans_and_bounds).
