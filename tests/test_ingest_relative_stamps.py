@@ -34,6 +34,53 @@ def test_discords_day_words_count_from_the_date_the_file_gives(tmp_path, name, a
     assert result.unread_times == []
 
 
+# Discord's app in other languages writes its day words its own way (before: each reported
+# unread, and German's "Uhr" after the clock made the author lines no speaker lines at all, the
+# paste read as notes with no speaker).
+LOCALISED_DAY_WORDS = [
+    ("Gestern um 21:03 Uhr", "Heute um 22:03 Uhr"),
+    ("Hier à 21:03", "Aujourd’hui à 22:03"),
+    ("ayer a las 21:03", "hoy a las 22:03"),
+    ("Ontem às 21:03", "Hoje às 22:03"),
+    ("Ieri alle 21:03", "Oggi alle 22:03"),
+    ("gisteren om 21:03", "vandaag om 22:03"),
+    ("Вчера, в 21:03", "Сегодня в 22:03"),
+    ("Wczoraj o 21:03", "Dziś o 22:03"),
+    ("Igår 21:03", "Idag 22:03"),
+    ("i går kl. 21:03", "i dag kl. 22:03"),
+    ("Dün saat 21:03", "Bugün saat 22:03"),
+    ("昨日 21:03", "今日 22:03"),
+    ("昨天 21:03", "今天 22:03"),
+    ("어제 오후 9:03", "오늘 오후 10:03"),
+]
+
+
+@pytest.mark.parametrize("yesterday, today", LOCALISED_DAY_WORDS)
+def test_discords_day_words_in_other_languages_count_from_the_date_too(tmp_path, yesterday,
+                                                                      today):
+    path = tmp_path / "club-2023-05-10.txt"
+    path.write_text(PASTE.replace("Yesterday at 9:03 PM", yesterday)
+                    .replace("Today at 10:03 PM", today), encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
+        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+    assert result.unread_times == []
+
+
+def test_a_german_paste_read_again_keeps_its_handles(tmp_path):
+    path = tmp_path / "club-2023-05-10.txt"
+    path.write_text(PASTE.replace("05/08/2023 1:56 PM", "08.05.2023 13:56 Uhr")
+                    .replace("05/08/2023 1:58 PM", "08.05.2023 13:58")
+                    .replace("Yesterday at 9:03 PM", "Gestern um 21:03 Uhr")
+                    .replace("Today at 10:03 PM", "Heute um 22:03 Uhr"), encoding="utf-8")
+    (first, again), before, after = ingest_twice(tmp_path / "home", path)
+    assert (first, again) == (4, 0) and before == after
+    assert [(s, t) for _, s, t in sorted(before, key=lambda row: row[2])] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
+        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+
+
 def test_without_a_date_the_day_words_are_reported_with_their_lines(tmp_path):
     path = tmp_path / "club.txt"
     path.write_text(PASTE, encoding="utf-8")

@@ -74,7 +74,8 @@ from .export_shapes import (
     ZOOM_START,
 )
 from .pointers import line_pointer
-from .relative_stamps import after_start, are_recording_offsets, has_clock, on_anchor_day
+from .relative_stamps import (after_start, are_recording_offsets, has_clock, on_anchor_day,
+                              without_clock_word)
 from .source import Source, fail
 from .textutil import strip_system_reminders
 from .timefmt import (
@@ -900,7 +901,7 @@ class PlainTextParser:
         gave last, Discord's ``Today at 10:03 PM`` on the day the date line above (or the
         file's name) gives (:func:`~.relative_stamps.on_anchor_day`); an unreadable one is
         reported as written."""
-        written = on_anchor_day(written, self.today) or written
+        written = on_anchor_day(written, self.today) or without_clock_word(written)
         rewritten = with_iso_dates(written, self.day_first)
         found = self.clock.read(rewritten)
         if found:
