@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from attention_cloud.errors import InputError
 from attention_cloud.ingest import parse_path
 from ingest_checks import ingest_twice
 
@@ -49,6 +50,7 @@ LOCALISED_DAY_WORDS = [
     ("Igår 21:03", "Idag 22:03"),
     ("i går kl. 21:03", "i dag kl. 22:03"),
     ("Dün saat 21:03", "Bugün saat 22:03"),
+    ("eilen klo 21.03", "tänään klo 22.03"),
     ("昨日 21:03", "今日 22:03"),
     ("昨天 21:03", "今天 22:03"),
     ("어제 오후 9:03", "오늘 오후 10:03"),
@@ -79,6 +81,28 @@ def test_a_german_paste_read_again_keeps_its_handles(tmp_path):
     assert [(s, t) for _, s, t in sorted(before, key=lambda row: row[2])] == [
         ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
         ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+
+
+def test_a_finnish_paste_with_its_dotted_clocks_keeps_every_time(tmp_path):
+    """Finnish writes the clock with a dot: the author lines were no speaker lines at all."""
+    path = tmp_path / "club-2023-05-10.txt"
+    path.write_text(PASTE.replace("05/08/2023 1:56 PM", "8.5.2023 13.56")
+                    .replace("05/08/2023 1:58 PM", "8.5.2023 13.58")
+                    .replace("Yesterday at 9:03 PM", "eilen klo 21.03")
+                    .replace("Today at 10:03 PM", "tänään klo 22.03"), encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
+        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+
+
+def test_a_dash_before_a_price_makes_no_speaker_line(tmp_path):
+    """Only a clock after a date or a day word is an author's time: a list of prices is no chat."""
+    path = tmp_path / "costs.txt"
+    path.write_text("Coffee — 3.50\nBagel — 12.75\nCoffee — 3.50\nBagel — 12.75\n",
+                    encoding="utf-8")
+    with pytest.raises(InputError, match="cannot detect format"):
+        parse_path(path)
 
 
 def test_without_a_date_the_day_words_are_reported_with_their_lines(tmp_path):

@@ -26,15 +26,16 @@ from .timefmt import TurnTime
 # writes them in English and in the languages people most use it in ("Heute um 13:56 Uhr",
 # "Aujourd'hui à 13:56", "hoy a las 13:56", "Hoje às 13:56", "Oggi alle 13:56", "vandaag om
 # 13:56", "Сегодня в 13:56", "Dzisiaj o 13:56", "Idag 13:56", "i dag kl. 13:56", "Bugün saat
-# 13:56", "今日 13:56", "今天 13:56", "오늘 오후 1:56"), the word, its joiner, then the clock.
+# 13:56", "tänään klo 13.56", "今日 13:56", "今天 13:56", "오늘 오후 1:56"), the word, its joiner,
+# then the clock.
 _TODAY = r"today|heute|aujourd['\u2019]hui|hoy|hoje|oggi|vandaag|сегодня|dzi(?:ś|siaj)|idag|i[ \t]dag" \
-    r"|bugün|今日|今天|오늘"
-_YESTERDAY = r"yesterday|gestern|hier|ayer|ontem|ieri|gisteren|вчера|wczoraj|igår|i[ \t]går|dün" \
-    r"|昨日|昨天|어제"
-_JOINER = r"at|um|à|a[ \t]+las?|às|alle|om|в|o|kl\.?|saat"
+    r"|tänään|bugün|今日|今天|오늘"
+_YESTERDAY = r"yesterday|gestern|hier|ayer|ontem|ieri|gisteren|вчера|wczoraj|igår|i[ \t]går|eilen" \
+    r"|dün|昨日|昨天|어제"
+_JOINER = r"at|um|à|a[ \t]+las?|às|alle|om|в|o|kl\.?|klo|saat"
 _DAY_WORD = re.compile(
     rf"(?i)(?:(?P<today>{_TODAY})|{_YESTERDAY}),?(?:[ \t]+(?:{_JOINER}))?[ \t]*"
-    r"(?P<clock>(?:(?:上午|午前|오전|下午|午後|오후)[ \t]*)?\d{1,2}:\d\d.*?)(?:[ \t]+Uhr)?")
+    r"(?P<clock>(?:(?:上午|午前|오전|下午|午後|오후)[ \t]*)?\d{1,2}[:.]\d\d.*?)(?:[ \t]+Uhr)?")
 # A recording's offset: "0:01", "12:45", "1:02:03"; never a clock's "1:56 PM".
 _OFFSET = re.compile(r"(?:(?P<h>\d{1,2}):)?(?P<m>\d{1,2}):(?P<s>\d\d)")
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
