@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from attention_cloud import Memory
@@ -135,3 +136,11 @@ def test_a_watch_follows_chat_pages_and_reports_other_pages(tmp_path):
     (folder / "plan.html").write_text(TELEGRAM, encoding="utf-8")
     assert table.check([folder / "plan.html"], 2.0) == {folder / "plan.html"}
     assert folder / "plan.html" not in table.problems
+
+
+def test_detect_format_takes_a_missing_page_name_for_a_file_not_for_text():
+    from attention_cloud.errors import InputError
+    from attention_cloud.ingest import detect_format
+
+    with pytest.raises(InputError, match="messages.html: no such file"):
+        detect_format("messages.html")  # before: read as the text "messages.html"

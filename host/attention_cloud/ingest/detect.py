@@ -102,7 +102,7 @@ from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
 from .jsonlines import json_lines_head, reads_as_document
-from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
+from .source import WALKED_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
 # A file up to this size is looked at whole; a larger one of JSON Lines, by its first lines.
@@ -133,7 +133,7 @@ def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
 def _names_a_file(text: str) -> bool:
     if "\n" in text or not text.strip():
         return False
-    return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
+    return os.path.exists(text) or Path(text).suffix.lower() in WALKED_SUFFIXES
 
 
 _ASTRAL_CHAR = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
