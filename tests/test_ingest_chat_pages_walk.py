@@ -15,50 +15,14 @@ from attention_cloud import Memory
 from attention_cloud.cli import main
 from attention_cloud.ingest import parse_path
 from attention_cloud.watch.files import FileTable
+from test_ingest_telegram_html import PAGE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 DISCORD = FIXTURES / "Running Club - general [901].html"
 INSTAGRAM = (FIXTURES / "instagram_export" / "your_instagram_activity" / "messages" / "inbox"
              / "dana_1742" / "message_1.html")
 
-TELEGRAM = """<!DOCTYPE html>
-<html>
- <head><meta charset="utf-8"/><title>Exported Data</title></head>
- <body>
-  <div class="page_wrap">
-   <div class="page_header"><div class="content"><div class="text bold">
-Trail Crew
-   </div></div></div>
-   <div class="page_body chat_page">
-    <div class="history">
-     <div class="message default clearfix" id="message3">
-      <div class="body">
-       <div class="pull_right date details" title="10.05.2023 07:15:00 UTC+02:00">07:15</div>
-       <div class="from_name">
-Lee Chen
-       </div>
-       <div class="text">
-Trail is muddy after the rain, bring spare socks.
-       </div>
-      </div>
-     </div>
-     <div class="message default clearfix" id="message4">
-      <div class="body">
-       <div class="pull_right date details" title="10.05.2023 07:16:30 UTC+02:00">07:16</div>
-       <div class="from_name">
-Dana
-       </div>
-       <div class="text">
-ok
-       </div>
-      </div>
-     </div>
-    </div>
-   </div>
-  </div>
- </body>
-</html>
-"""
+TELEGRAM = PAGE  # Telegram Desktop's messages.html
 
 # Pages a folder holds beside a chat that are no chat: a saved article, and a page that names
 # a chat exporter's marks only in prose.
@@ -70,8 +34,8 @@ LOOKALIKE = ("<html><body><p>Our exporter writes page_body chat_page blocks.</p>
 
 def _export_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "exports"
-    (folder / "ChatExport_2023-05-10").mkdir(parents=True)
-    (folder / "ChatExport_2023-05-10" / "messages.html").write_text(TELEGRAM, encoding="utf-8")
+    (folder / "ChatExport_2023-05-08").mkdir(parents=True)
+    (folder / "ChatExport_2023-05-08" / "messages.html").write_text(TELEGRAM, encoding="utf-8")
     shutil.copy(DISCORD, folder / DISCORD.name)
     thread = folder / "your_instagram_activity" / "messages" / "inbox" / "dana_1742"
     thread.mkdir(parents=True)
@@ -83,7 +47,7 @@ def _export_folder(tmp_path: Path) -> Path:
 
 def _named(folder: Path) -> list[tuple[str, str, str, str]]:
     """What each chat page gives when it is named, as (handle, speaker, time, text)."""
-    pages = [folder / "ChatExport_2023-05-10" / "messages.html", folder / DISCORD.name,
+    pages = [folder / "ChatExport_2023-05-08" / "messages.html", folder / DISCORD.name,
              next(folder.rglob("message_1.html"))]
     return sorted((i.handle, i.speaker, i.time, i.text)
                   for page in pages for i in parse_path(page).items)
@@ -98,8 +62,8 @@ def test_a_folder_walk_reads_chat_pages_and_reports_other_pages(tmp_path):
     with Memory.open(home) as mem:
         rows = mem.query("item_speaker(H, S), item_time(H, T)").rows
     assert sorted((r["H"], r["S"], r["T"]) for r in rows) == [e[:3] for e in expected]
-    assert ("Lee Chen", "2023-05-10T05:15:00Z") in {(e[1], e[2]) for e in expected}
-    assert {e[1] for e in expected} >= {"Lee Chen", "Dana", "Priya Patel", "Tomás"}
+    assert ("Priya Patel", "2023-05-08T11:56:03Z") in {(e[1], e[2]) for e in expected}
+    assert {e[1] for e in expected} >= {"Priya Patel", "Tomás", "priya.shah"}
     assert f"new: {len(expected)}" in out.output
     for page in ("plan.html", "notes.htm"):
         assert f"{page}: an HTML page that is no chat export" in out.output, out.output

@@ -57,43 +57,43 @@ LOCALISED_DAY_WORDS = [
 ]
 
 
+# Each paste's turns, with the times the stamps above give them on 10 May 2023.
+PASTE_TIMES = [("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
+               ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+
+
+def _paste(tmp_path, yesterday: str, today: str, *dates: str):
+    """PASTE written on 10 May 2023 with the app's words for yesterday and today, and with
+    ``dates`` (the first two authors' stamps) in place of the US dates when given."""
+    text = PASTE.replace("Yesterday at 9:03 PM", yesterday).replace("Today at 10:03 PM", today)
+    for us, written in zip(("05/08/2023 1:56 PM", "05/08/2023 1:58 PM"), dates):
+        text = text.replace(us, written)
+    path = tmp_path / "club-2023-05-10.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 @pytest.mark.parametrize("yesterday, today", LOCALISED_DAY_WORDS)
 def test_discords_day_words_in_other_languages_count_from_the_date_too(tmp_path, yesterday,
                                                                       today):
-    path = tmp_path / "club-2023-05-10.txt"
-    path.write_text(PASTE.replace("Yesterday at 9:03 PM", yesterday)
-                    .replace("Today at 10:03 PM", today), encoding="utf-8")
-    result = parse_path(path)
-    assert [(i.speaker, i.time) for i in result.items] == [
-        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
-        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+    result = parse_path(_paste(tmp_path, yesterday, today))
+    assert [(i.speaker, i.time) for i in result.items] == PASTE_TIMES
     assert result.unread_times == []
 
 
 def test_a_german_paste_read_again_keeps_its_handles(tmp_path):
-    path = tmp_path / "club-2023-05-10.txt"
-    path.write_text(PASTE.replace("05/08/2023 1:56 PM", "08.05.2023 13:56 Uhr")
-                    .replace("05/08/2023 1:58 PM", "08.05.2023 13:58")
-                    .replace("Yesterday at 9:03 PM", "Gestern um 21:03 Uhr")
-                    .replace("Today at 10:03 PM", "Heute um 22:03 Uhr"), encoding="utf-8")
+    path = _paste(tmp_path, "Gestern um 21:03 Uhr", "Heute um 22:03 Uhr",
+                  "08.05.2023 13:56 Uhr", "08.05.2023 13:58")
     (first, again), before, after = ingest_twice(tmp_path / "home", path)
     assert (first, again) == (4, 0) and before == after
-    assert [(s, t) for _, s, t in sorted(before, key=lambda row: row[2])] == [
-        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
-        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+    assert [(s, t) for _, s, t in sorted(before, key=lambda row: row[2])] == PASTE_TIMES
 
 
 def test_a_finnish_paste_with_its_dotted_clocks_keeps_every_time(tmp_path):
     """Finnish writes the clock with a dot: the author lines were no speaker lines at all."""
-    path = tmp_path / "club-2023-05-10.txt"
-    path.write_text(PASTE.replace("05/08/2023 1:56 PM", "8.5.2023 13.56")
-                    .replace("05/08/2023 1:58 PM", "8.5.2023 13.58")
-                    .replace("Yesterday at 9:03 PM", "eilen klo 21.03")
-                    .replace("Today at 10:03 PM", "tänään klo 22.03"), encoding="utf-8")
-    result = parse_path(path)
-    assert [(i.speaker, i.time) for i in result.items] == [
-        ("Priya", "2023-05-08T13:56:00Z"), ("Tomás", "2023-05-08T13:58:00Z"),
-        ("Priya", "2023-05-09T21:03:00Z"), ("Tomás", "2023-05-10T22:03:00Z")]
+    path = _paste(tmp_path, "eilen klo 21.03", "tänään klo 22.03", "8.5.2023 13.56",
+                  "8.5.2023 13.58")
+    assert [(i.speaker, i.time) for i in parse_path(path).items] == PASTE_TIMES
 
 
 def test_a_dash_before_a_price_makes_no_speaker_line(tmp_path):
