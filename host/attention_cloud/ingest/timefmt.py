@@ -273,7 +273,8 @@ def _written_moment(text: str) -> datetime | None:
     go = _GO_TIME.match(text)
     if go:
         text = go["moment"]
-    text = _DOTTED_CLOCK.sub(_with_colon_clock, text, count=1)
+    if "." in text:  # most times write none: the expression is not tried on them
+        text = _DOTTED_CLOCK.sub(_with_colon_clock, text, count=1)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
