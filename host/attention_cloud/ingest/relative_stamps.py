@@ -46,8 +46,11 @@ def on_anchor_day(written: str, today: str) -> str | None:
     """``written`` with its day word replaced by the day it names counted from ``today``
     (``YYYY-MM-DD``): ``Yesterday at 9:03 PM`` on 2023-05-10 is ``2023-05-09 9:03 PM``; None
     when ``written`` is no day word and clock, or there is no ``today``."""
-    found = _DAY_WORD.fullmatch(written.strip())
-    if found is None or not today:
+    written = written.strip()
+    if not today or not written[:1].isalpha():  # a date or a clock, as most stamps are
+        return None
+    found = _DAY_WORD.fullmatch(written)
+    if found is None:
         return None
     back = 0 if found.group("today") else 1
     return f"{date.fromisoformat(today) - timedelta(days=back)} {found.group('clock')}"
@@ -56,7 +59,7 @@ def on_anchor_day(written: str, today: str) -> str | None:
 def without_clock_word(written: str) -> str:
     """``written`` without the word German writes after a clock (``08.05.2023 13:56 Uhr``):
     the time as a reader of times reads it."""
-    return _CLOCK_WORD.sub("", written)
+    return _CLOCK_WORD.sub("", written) if "Uhr" in written else written
 
 
 def are_recording_offsets(stamps: list[str]) -> bool:
