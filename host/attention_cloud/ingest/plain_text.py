@@ -319,9 +319,9 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     A name that starts at least two lines is a speaker. So is one that starts a single line
     (the third person of a group chat who spoke once) when two names are speakers already (one
     is enough where the speaker lines carry a time, where that line comes between two of the
-    one speaker's, a reply, or opens or closes a file of nothing but speaker lines), its line is written as theirs are (the
-    same ``[time]``, ``(time)`` or bold) and has text after the colon, and the name is no label
-    word (``Note:``, ``Date:``, ``Summary:``)."""
+    one speaker's, a reply, or opens or closes a file of nothing but speaker lines), its line
+    is written as theirs are (the same ``[time]``, ``(time)`` or bold) and has text after the
+    colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
