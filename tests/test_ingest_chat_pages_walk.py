@@ -108,3 +108,20 @@ def test_detect_format_takes_a_missing_page_name_for_a_file_not_for_text():
 
     with pytest.raises(InputError, match="messages.html: no such file"):
         detect_format("messages.html")  # before: read as the text "messages.html"
+
+
+def test_a_thread_exported_in_both_formats_is_read_once_from_its_json(tmp_path):
+    """Meta's export in both formats holds a thread's ``message_1.html`` beside its
+    ``message_1.json``: the two give each message under another handle (the JSON's time to the
+    millisecond), so the walk reads the JSON and leaves the page out, saying so."""
+    thread = FIXTURES / "messenger_export" / "your_facebook_activity" / "messages" / "inbox" \
+        / "runningclub_3825"
+    folder = tmp_path / "facebook" / "messages" / "inbox" / thread.name
+    shutil.copytree(thread, folder)
+    assert {p.name for p in folder.iterdir()} == {"message_1.html", "message_1.json"}
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(tmp_path / "facebook")])
+        handles = {r["H"] for r in mem.query("item_speaker(H, S)").rows}
+    assert handles == {i.handle for i in parse_path(folder / "message_1.json").items}
+    assert [(Path(f).name, why) for f, why in report.files_skipped] == [
+        ("message_1.html", "the thread's JSON export beside it is read instead, left out")]
