@@ -57,6 +57,28 @@ def test_dates_written_day_first_are_read_day_first():
     assert [i.time for i in result.items] == ["2023-05-08T13:56:00Z", "2023-05-13T09:00:00Z"]
 
 
+# The exporter prints a date in its machine's culture (.NET's general short date and time).
+# Before, the cultures that write the clock with dots, Finnish and Danish, had every message's
+# time reported unread; the others were read and stay so.
+@pytest.mark.parametrize("first, second", [
+    ("5/8/2023 3:56 PM", "5/9/2023 8:20 AM"),          # en-US
+    ("08/05/2023 15:56", "09/05/2023 08:20"),          # en-GB, fr-FR, es-ES, it-IT, pt-BR
+    ("08.05.2023 15:56", "09.05.2023 08:20"),          # de-DE, ru-RU, pl-PL
+    ("2023/05/08 15:56", "2023/05/09 8:20"),           # ja-JP
+    ("2023. 5. 8. 오후 3:56", "2023. 5. 9. 오전 8:20"),  # ko-KR
+    ("2023/5/8 下午 03:56", "2023/5/9 上午 08:20"),      # zh-TW
+    ("8.5.2023 15.56", "9.5.2023 8.20"),               # fi-FI
+    ("08.05.2023 15.56", "09.05.2023 08.20"),          # da-DK
+])
+def test_dates_in_the_exporters_cultures_keep_every_messages_time(first, second):
+    text = HEADER + (f'"1","ana","{first}","first light run","",""\n'
+                     f'"2","ben","{second}","long run done","",""\n')
+    result = parse_text(text, name="club.csv")
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("ana", "2023-05-08T15:56:00Z"), ("ben", "2023-05-09T08:20:00Z")]
+    assert result.unread_times == []
+
+
 def test_a_time_not_read_is_reported_and_the_message_kept():
     text = HEADER + '"1","ana","someday soon","see you there","",""\n'
     result = parse_text(text, name="club.csv")

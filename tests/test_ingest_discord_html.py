@@ -48,3 +48,22 @@ def test_an_html_page_of_no_messages_is_one_clear_line():
     with pytest.raises(Exception) as caught:
         parse_text(page, name="empty.html", format="discord")
     assert str(caught.value) == "empty.html: no messages in this DiscordChatExporter HTML export"
+
+
+def test_a_page_exported_on_a_finnish_machine_keeps_every_time(tmp_path):
+    """The exporter prints dates in its machine's culture; Finnish writes the clock with a dot
+    (``8.5.2023 15.56``), and every message's time was reported unread."""
+    page = HTML.read_text(encoding="utf-8")
+    for us, finnish in (("5/8/2023 1:55 PM", "8.5.2023 13.55"),
+                        ("5/8/2023 3:56 PM", "8.5.2023 15.56"),
+                        ("5/8/2023 3:57 PM", "8.5.2023 15.57"),
+                        ("5/8/2023 4:05 PM", "8.5.2023 16.05"),
+                        ("5/9/2023 8:20 AM", "9.5.2023 8.20")):
+        page = page.replace(us, finnish)
+    path = tmp_path / HTML.name
+    path.write_text(page, encoding="utf-8")
+    result = parse_path(path)
+    assert [(i.speaker, i.time) for i in result.items] == [
+        ("Priya Patel", "2023-05-08T15:56:00Z"), ("Priya Patel", "2023-05-08T15:57:00Z"),
+        ("Tomás", "2023-05-09T08:20:00Z")]
+    assert result.unread_times == []

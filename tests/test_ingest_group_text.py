@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
 
 TURNS = [("Priya", "I signed up for the half marathon in October"),
@@ -89,6 +90,46 @@ def test_the_other_person_of_a_two_person_chat_who_replied_once(tmp_path, text, 
     items = parse_path(path).items
     assert [(i.speaker, i.text) for i in items] == said
     assert [i.role for i in items] == ["user", "assistant", "user"]
+
+
+@pytest.mark.parametrize("text, said", [
+    ("Priya: coming Saturday?\nPriya: 7am at the bridge\nTomás: ok\n",
+     [("Priya", "coming Saturday?"), ("Priya", "7am at the bridge"), ("Tomás", "ok")]),
+    ("Priya: coming Saturday?\nTomás: yes\nTomás: see you there\n",
+     [("Priya", "coming Saturday?"), ("Tomás", "yes"), ("Tomás", "see you there")]),
+], ids=["last", "first"])
+def test_the_other_person_who_spoke_once_first_or_last_in_a_chat_of_short_lines(tmp_path, text,
+                                                                                said):
+    """Before, Tomás's one reply after Priya's two lines was glued to her turn ("7am at the
+    bridge\nTomás: ok"), and Priya's one question before Tomás's two lines was kept with no
+    speaker: in a file of nothing but speaker lines, the name that starts the first or the
+    last of them once is the other person."""
+    path = tmp_path / "chat.txt"
+    path.write_text(text, encoding="utf-8")
+    assert [(i.speaker, i.text) for i in parse_path(path).items] == said
+
+
+def test_a_reply_written_last_is_its_own_turn_once_the_chat_grows_to_it(tmp_path):
+    path = tmp_path / "chat.txt"
+    path.write_text("Priya: coming Saturday?\nPriya: 7am at the bridge\n", encoding="utf-8")
+    with Memory.open(tmp_path / "home") as mem:
+        assert mem.ingest([str(path)]).new == 2
+        with path.open("a", encoding="utf-8") as chat:
+            chat.write("Tomás: ok\n")
+        assert mem.ingest([str(path)]).new == 1
+        rows = mem.query("item_speaker(H, S), item_text(H, T)").rows
+        assert sorted((r["S"], r["T"]) for r in rows) == [
+            ("Priya", "7am at the bridge"), ("Priya", "coming Saturday?"), ("Tomás", "ok")]
+        assert mem.ingest([str(path)]).new == 0
+
+
+def test_a_name_once_in_a_file_with_other_text_stays_in_the_turn(tmp_path):
+    path = tmp_path / "picnic.txt"
+    path.write_text("Priya: Shopping for the picnic\nbread and cheese\nPriya: and the blanket\n"
+                    "Conclusion: we leave at ten\n", encoding="utf-8")
+    items = parse_path(path).items
+    assert [i.speaker for i in items] == ["Priya", "Priya"]
+    assert items[1].text == "and the blanket\nConclusion: we leave at ten"
 
 
 def test_a_label_between_one_speakers_lines_stays_in_the_turn(tmp_path):

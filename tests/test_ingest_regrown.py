@@ -72,8 +72,9 @@ def test_a_turn_continued_below_its_first_line_is_one_item(mem: Memory, tmp_path
 
 def test_a_name_that_speaks_again_becomes_a_speaker_of_its_own(mem: Memory, tmp_path: Path):
     chat = tmp_path / "chat.txt"
-    # Tomás's one line, last and not a reply between two of Priya's, is not yet a turn
-    chat.write_text("Priya: I signed up for the pottery class.\n"
+    # Tomás's one line, last and not a reply between two of Priya's, in a chat whose turns
+    # run over several lines (so not one of nothing but speaker lines), is not yet a turn
+    chat.write_text("Priya: I signed up for the pottery class.\nThe one by the river.\n"
                     "Priya: Tuesdays, starting next week.\nTomás: Nice! Which teacher?\n",
                     encoding="utf-8")
     mem.ingest([chat])
@@ -535,8 +536,9 @@ def test_a_subagent_adopting_a_forgotten_launch_goal_takes_the_marker(home: Path
 @pytest.mark.parametrize("body, grows, successors", [
     ("Priya: I signed up for the pottery class.\nTomás: Nice! Which day?\n"
      "Priya: my card number is 4111 1111\n", "and the expiry is 12/29\n", 1),  # it goes on
-    # Tomás's one line, last (no reply between two of Priya's), is read as Priya's until...
-    ("Priya: quick question about the deposit\nPriya: my card number is 4111 1111\n"
+    # Tomás's one line, last (no reply between two of Priya's, and a turn of two lines above:
+    # not a chat of nothing but speaker lines), is read as Priya's until...
+    ("Priya: quick question about the deposit\nfor the flat\nPriya: my card number is 4111 1111\n"
      "Tomás: which bank?\n", "Tomás: ok\n", 2)])  # he speaks again: the turn splits in two
 def test_a_labelled_turn_keeps_its_labels_in_the_reading_that_supersedes_it(
         home: Path, tmp_path: Path, body: str, grows: str, successors: int):

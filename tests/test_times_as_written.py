@@ -84,6 +84,18 @@ def test_a_dotted_date_puts_the_day_first(written, iso):
     assert read_time(written) == iso
 
 
+# -- a clock written with dots after a date (Finnish, Danish) --------------------------------------
+@pytest.mark.parametrize("written, iso", [
+    ("8.5.2023 15.56", "2023-05-08T15:56:00Z"),      # before: unread
+    ("08.05.2023 15.56.03", "2023-05-08T15:56:03Z"),
+    ("08.05.2023 15.56 +02:00", "2023-05-08T13:56:00Z"),
+    ("2023-05-08 12.15", "2023-05-08T12:15:00Z"),    # before: read as noon
+    ("2023-05-08 12:15:30.5", "2023-05-08T12:15:30Z"),  # a fraction of a second stays one
+])
+def test_a_clock_written_with_dots_after_a_date_is_that_clock(written, iso):
+    assert read_time(written) == iso
+
+
 def test_a_dotted_date_heading_dates_the_turns_under_it(tmp_path):
     path = tmp_path / "chat.txt"
     path.write_text("Date: 03.04.2023\nPriya: The kiln cracked yesterday.\n"

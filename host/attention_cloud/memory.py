@@ -37,8 +37,8 @@ from .heap import give_back_c_heap
 from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
                    require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
-from .ingest.source import (DEFAULT_MAX_FILE_BYTES, OTHER_HOME, TRANSCRIPT_SUFFIXES,  # noqa: F401
-                            find_transcripts, not_regular)
+from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa: F401
+                            find_transcripts, left_out, not_regular)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .progress import ProgressCallback, report as report_progress
@@ -518,7 +518,9 @@ class Memory:
 
         Files are parsed (in worker processes for large batches) while the items of files
         already parsed are written, in fsynced batches of whole files (about ``BATCH_ITEMS``
-        items each). Folders are walked for ``TRANSCRIPT_SUFFIXES``; only regular files are
+        items each). Folders are walked for ``TRANSCRIPT_SUFFIXES`` and for HTML pages, read when
+        they are a chat export's (others are left out and listed in ``files_skipped``, never a
+        failure); only regular files are
         read, none larger than ``max_file_bytes`` (default: ``max_file_bytes`` in config.json,
         else ``DEFAULT_MAX_FILE_BYTES``). With ``strict`` (the default), if any file cannot be
         ingested the call raises InputError and the journal is as it was before the call:
@@ -572,7 +574,7 @@ class Memory:
         report = IngestReport(files=len(found))
         for entry in found:
             if entry.problem:
-                if strict and entry.problem != OTHER_HOME:  # a home is left out, not failed
+                if strict and not left_out(entry.problem):  # a home, a web page: not failed
                     raise InputError(f"{entry.path}: {entry.problem}")
                 report.files_skipped.append((str(entry.path), entry.problem))
         files = [entry.path for entry in found if not entry.problem]

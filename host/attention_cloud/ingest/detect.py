@@ -66,6 +66,7 @@ from typing import Any
 from ..formats import UNDETECTED
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
+from .chat_pages import chat_page_format
 from .chatgpt_export import is_chatgpt_export
 from .claude_ai_export import is_claude_ai_export, is_claude_ai_projects, is_claude_ai_users
 from .langchain_messages import is_langchain_conversation, is_langchain_message
@@ -84,9 +85,7 @@ from .discord import is_discord_export
 from .librechat import is_librechat_export
 from .skype import is_skype_export
 from .discord_csv import is_discord_csv
-from .discord_html import is_discord_html
 from .discord_text import is_discord_text
-from .messenger_html import is_messenger_html, is_thread_page
 from .gemini import (
     is_gemini_content,
     is_gemini_contents,
@@ -98,13 +97,12 @@ from .slack import is_slack_day, is_slack_metadata
 from .google_chat import is_empty_google_chat, is_google_chat_export, is_google_chat_metadata
 from .open_webui import is_open_webui_export
 from .imessage import is_imessage_export
-from .telegram_html import is_telegram_html
 from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
 from .jsonlines import json_lines_head, reads_as_document
-from .source import TRANSCRIPT_SUFFIXES, Source, fail, make_source, read_path
+from .source import WALKED_SUFFIXES, Source, fail, make_source, read_path
 
 _LINES_TO_TRY = 50
 # A file up to this size is looked at whole; a larger one of JSON Lines, by its first lines.
@@ -135,7 +133,7 @@ def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
 def _names_a_file(text: str) -> bool:
     if "\n" in text or not text.strip():
         return False
-    return os.path.exists(text) or Path(text).suffix.lower() in TRANSCRIPT_SUFFIXES
+    return os.path.exists(text) or Path(text).suffix.lower() in WALKED_SUFFIXES
 
 
 _ASTRAL_CHAR = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
@@ -183,15 +181,11 @@ def detect_source_format(source: Source) -> str:
         return "whatsapp"
     if is_discord_csv(head):  # DiscordChatExporter's CSV: its header row
         return "discord"
-    if head[:1] == "<" and is_discord_html(head[:1_000_000]):  # its HTML page
-        return "discord"
     if head[:1] == "=" and is_discord_text(head):  # its text export: a rule, Guild:, Channel:
         return "discord"
-    if head[:1] == "<" and is_telegram_html(head[:1_000_000]):  # Telegram Desktop's default
-        return "telegram"
-    if head[:1] == "<" and is_messenger_html(head[:1_000_000]) \
-            and is_thread_page(source.pointer_base):  # Meta's default export
-        return "messenger"
+    page = chat_page_format(head, source.pointer_base)  # Discord's, Telegram's, Meta's pages
+    if page:
+        return page
     if is_claude_ai_users(source.name, text):  # before Slack's lists: the same name
         return "claude-ai"
     if is_slack_metadata(source.name, head):  # users.json beside a Slack export's channels

@@ -8,7 +8,8 @@ quoted; a message's text may run over several lines.
   Discord added to names before 2023 (``priya#4821`` is ``priya``; ``#0`` marks a name
   migrated since); roles as :mod:`.chat_messages` gives them.
 - **Time**: ``Date``, as the exporter prints a date in its culture (``5/8/2023 3:56 PM``,
-  ``08/05/2023 13:56``, ``08.05.2023 13:56``) in the exporting machine's zone, which it does not
+  ``08/05/2023 13:56``, ``08.05.2023 13:56``, ``2023. 5. 8. 오후 1:56``, Finnish ``8.5.2023
+  13.56``) in the exporting machine's zone, which it does not
   name: read as UTC, as every time without a zone. A numeric date's order of day and month is
   decided once for the whole file (:func:`~.timefmt.day_first_of`).
 - **Files**: ``Attachments``, the files' addresses separated by commas, named on a line of their

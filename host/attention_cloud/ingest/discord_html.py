@@ -18,7 +18,7 @@ messages, grouped under their author.
 - **Counted, not kept**: system notifications (joins, pins, calls) as ``system``, a message of
   no text and no file (an embed, a sticker) as ``attachment``.
 
-Folders are not walked for ``.html``: an HTML export is read when it is named. Pointers read
+A folder walk reads the page when its text is such an export (:mod:`.chat_pages`). Pointers read
 ``<file>:<first>-<last>``, the lines of the message's block.
 """
 

@@ -31,11 +31,13 @@ ZOOM_SPEAKER = re.compile(
     re.DOTALL,
 )
 # Discord messages copied from the app: the author's line, "Priya — 05/08/2023 1:56 PM" or
-# "Tomás — Today at 1:56 PM", over the message's lines. The dash and the clock at the line's
-# end say where the name is, so it may be lower case.
+# "Tomás — Today at 1:56 PM" ("Heute um 13:56 Uhr" in German; Finnish writes its clock with a
+# dot after a date or "klo", "8.5.2023 13.56", "tänään klo 13.56"), over the message's lines.
+# The dash and the clock at the line's end say where the name is, so it may be lower case.
 DASH_SPEAKER = re.compile(
     r"(?P<name>[^\W\d_][^\t\n\u2014]{0,60}?)[ \t]+\u2014[ \t]+"
-    r"(?P<bare>[^\t\n\u2014]{0,30}?\d{1,2}:\d\d(?:[ \t]?[AaPp]\.?[Mm]\.?)?)[ \t]*\Z"
+    r"(?P<bare>[^\t\n\u2014]{0,30}?(?:\d{1,2}:\d\d|(?:\d|klo)[ \t]+\d{1,2}\.\d\d)"
+    r"(?:[ \t]?[AaPp]\.?[Mm]\.?|[ \t]Uhr)?)[ \t]*\Z"
     r"(?P<stamp>(?!))?(?P<paren>(?!))?(?P<square>(?!))?(?P<bold>(?!))?(?P<rest>)",
 )
 # A caption cue's voice, as Teams writes its transcripts: "<v Priya Patel>Are we on?</v>". The

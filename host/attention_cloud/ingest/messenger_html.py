@@ -24,7 +24,7 @@ pm``, inside a ``_a72d`` in newer pages).
   JSON export (``unsent``, ``call``, ``reaction``), and a message of no text and no file
   (``media``).
 
-Folders are not walked for ``.html``: an HTML export is read when it is named. Pointers read
+A folder walk reads the page when its text is such an export (:mod:`.chat_pages`). Pointers read
 ``<file>:<first>-<last>``, the lines of the message's block.
 """
 

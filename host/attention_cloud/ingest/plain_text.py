@@ -74,7 +74,8 @@ from .export_shapes import (
     ZOOM_START,
 )
 from .pointers import line_pointer
-from .relative_stamps import after_start, are_recording_offsets, has_clock, on_anchor_day
+from .relative_stamps import (after_start, are_recording_offsets, has_clock, on_anchor_day,
+                              without_clock_word)
 from .source import Source, fail
 from .textutil import strip_system_reminders
 from .timefmt import (
@@ -317,10 +318,10 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
 
     A name that starts at least two lines is a speaker. So is one that starts a single line
     (the third person of a group chat who spoke once) when two names are speakers already (one
-    is enough where the speaker lines carry a time, or where that line comes between two of
-    the one speaker's, a reply), its line is written as theirs are (the
-    same ``[time]``, ``(time)`` or bold) and has text after the colon, and the name is no label
-    word (``Note:``, ``Date:``, ``Summary:``)."""
+    is enough where the speaker lines carry a time, where that line comes between two of the
+    one speaker's, a reply, or opens or closes a file of nothing but speaker lines), its line
+    is written as theirs are (the same ``[time]``, ``(time)`` or bold) and has text after the
+    colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
@@ -376,7 +377,8 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     for name, (shape, rest) in once.items():
         timed = shape[0] or shape[1]  # "[time] Name:" or "Name (time):" says a turn starts
         if (counts[name] == 1 and shape in usual
-                and (len(known) >= 2 or timed or _answers_between(order, name, known)) and rest
+                and (len(known) >= 2 or timed or _answers_between(order, name, known)
+                     or _replies_at_an_end(lines, order, name, known)) and rest
                 and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None
                 and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
@@ -436,6 +438,18 @@ def _answers_between(order: list[str], name: str, speakers: set[str]) -> bool:
     at = order.index(name)
     return 0 < at < len(order) - 1 and order[at - 1] == order[at + 1] \
         and order[at - 1] in speakers
+
+
+def _replies_at_an_end(lines: list[str], order: list[str], name: str, speakers: set[str]) -> bool:
+    """Whether the one line ``name`` starts opens or closes a two-person chat of one-line
+    messages, every line written a speaker line ("Priya: coming Saturday?", "Priya: 7am at the
+    bridge", "Tomás: ok"): the other person, who spoke once, first or last. Where other text
+    stands between the lines (a notes file's paragraphs), only a reply between two lines of the
+    speaker says so (:func:`_answers_between`)."""
+    if len(speakers) != 1 or name not in (order[0], order[-1]):
+        return False
+    written = [line for line in outside_fences(lines) if line.strip() and date_line(line) is None]
+    return len(written) == len(order)
 
 
 def _each_line_timed_speaker(lines: list[str],
@@ -900,7 +914,7 @@ class PlainTextParser:
         gave last, Discord's ``Today at 10:03 PM`` on the day the date line above (or the
         file's name) gives (:func:`~.relative_stamps.on_anchor_day`); an unreadable one is
         reported as written."""
-        written = on_anchor_day(written, self.today) or written
+        written = on_anchor_day(written, self.today) or without_clock_word(written)
         rewritten = with_iso_dates(written, self.day_first)
         found = self.clock.read(rewritten)
         if found:

@@ -2,7 +2,8 @@
 gives elsewhere.
 
 - **A day word** before a clock, as Discord's app shows a message of today or yesterday when it
-  is copied and pasted: ``Tomás — Today at 10:03 PM``, ``Priya — Yesterday at 9:03 PM``. The
+  is copied and pasted: ``Tomás — Today at 10:03 PM``, ``Priya — Yesterday at 9:03 PM``, or in
+  the app's other languages, ``Gestern um 21:03 Uhr``, ``Hier à 21:03``, ``昨日 21:03``. The
   day it counts from is the one the file's own date line above it gives (``# 2023-05-10``,
   ``Date: 10 May 2023``) or its name (``discord-2023-05-10.txt``); the day of the turns above
   is no anchor (they were written days before the paste).
@@ -21,22 +22,44 @@ from datetime import date, datetime, timedelta
 
 from .timefmt import TurnTime
 
-# "Today at 10:03 PM", "Yesterday at 21:03": Discord's words for the last two days, in English.
-_DAY_WORD = re.compile(r"(?i)(?P<word>today|yesterday)[ \t]+at[ \t]+(?P<clock>\d{1,2}:\d\d.*)")
+# "Today at 10:03 PM", "Yesterday at 21:03": Discord's words for the last two days, as its app
+# writes them in English and in the languages people most use it in ("Heute um 13:56 Uhr",
+# "Aujourd'hui à 13:56", "hoy a las 13:56", "Hoje às 13:56", "Oggi alle 13:56", "vandaag om
+# 13:56", "Сегодня в 13:56", "Dzisiaj o 13:56", "Idag 13:56", "i dag kl. 13:56", "Bugün saat
+# 13:56", "tänään klo 13.56", "今日 13:56", "今天 13:56", "오늘 오후 1:56"), the word, its joiner,
+# then the clock.
+_TODAY = r"today|heute|aujourd['\u2019]hui|hoy|hoje|oggi|vandaag|сегодня|dzi(?:ś|siaj)|idag|i[ \t]dag" \
+    r"|tänään|bugün|今日|今天|오늘"
+_YESTERDAY = r"yesterday|gestern|hier|ayer|ontem|ieri|gisteren|вчера|wczoraj|igår|i[ \t]går|eilen" \
+    r"|dün|昨日|昨天|어제"
+_JOINER = r"at|um|à|a[ \t]+las?|às|alle|om|в|o|kl\.?|klo|saat"
+_DAY_WORD = re.compile(
+    rf"(?i)(?:(?P<today>{_TODAY})|{_YESTERDAY}),?(?:[ \t]+(?:{_JOINER}))?[ \t]*"
+    r"(?P<clock>(?:(?:上午|午前|오전|下午|午後|오후)[ \t]*)?\d{1,2}[:.]\d\d.*?)(?:[ \t]+Uhr)?")
 # A recording's offset: "0:01", "12:45", "1:02:03"; never a clock's "1:56 PM".
 _OFFSET = re.compile(r"(?:(?P<h>\d{1,2}):)?(?P<m>\d{1,2}):(?P<s>\d\d)")
 _CLOCK = re.compile(r"\d{1,2}:\d\d")
+_CLOCK_WORD = re.compile(r"(?<=\d)[ \t]+Uhr[ \t]*\Z")
 
 
 def on_anchor_day(written: str, today: str) -> str | None:
     """``written`` with its day word replaced by the day it names counted from ``today``
     (``YYYY-MM-DD``): ``Yesterday at 9:03 PM`` on 2023-05-10 is ``2023-05-09 9:03 PM``; None
     when ``written`` is no day word and clock, or there is no ``today``."""
-    found = _DAY_WORD.fullmatch(written.strip())
-    if found is None or not today:
+    written = written.strip()
+    if not today or not written[:1].isalpha():  # a date or a clock, as most stamps are
         return None
-    back = 1 if found.group("word").lower() == "yesterday" else 0
+    found = _DAY_WORD.fullmatch(written)
+    if found is None:
+        return None
+    back = 0 if found.group("today") else 1
     return f"{date.fromisoformat(today) - timedelta(days=back)} {found.group('clock')}"
+
+
+def without_clock_word(written: str) -> str:
+    """``written`` without the word German writes after a clock (``08.05.2023 13:56 Uhr``):
+    the time as a reader of times reads it."""
+    return _CLOCK_WORD.sub("", written) if "Uhr" in written else written
 
 
 def are_recording_offsets(stamps: list[str]) -> bool:

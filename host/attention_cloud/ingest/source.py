@@ -30,6 +30,10 @@ from ..errors import InputError
 #: speaker (a film's subtitles) is reported as no transcript, as another ``.txt`` is.
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".ndjson", ".txt", ".md", ".markdown", ".log", ".traj",
                        ".csv", ".vtt", ".srt")
+#: What a folder walk looks at: transcripts, and HTML pages, read when they are a chat export's
+#: (Telegram's, Discord's, Messenger's or Instagram's; see :mod:`.chat_pages`).
+PAGE_SUFFIXES = (".html", ".htm")
+WALKED_SUFFIXES = (*TRANSCRIPT_SUFFIXES, *PAGE_SUFFIXES)
 
 #: The largest transcript file read, in bytes, unless the caller (or ``max_file_bytes`` in the
 #: home's config.json) says otherwise: a bigger file is refused before it is read.
@@ -254,7 +258,8 @@ class Found:
 def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
                      skip: str | os.PathLike[str] | None = None) -> list[Found]:
     """The files ``paths`` name: files as given, folders walked (sorted) for names ending in
-    :data:`TRANSCRIPT_SUFFIXES`, leaving out what lies in the folder ``skip`` (the memory
+    :data:`WALKED_SUFFIXES` (an HTML page that is no chat export comes back with its
+    ``problem``, left out), leaving out what lies in the folder ``skip`` (the memory
     home: its receipts and indexes are no transcripts, and a watcher would read them again
     after each of its own writes).
 
@@ -273,7 +278,7 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
             entries = sorted(path.rglob("*"))
             homes = HomesWithin(path, [e.parent for e in entries if e.name == "journal.pl"])
             for entry in entries:
-                if entry.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+                if entry.suffix.lower() not in WALKED_SUFFIXES:
                     continue
                 if left_out is not None and (entry == left_out or left_out in entry.parents):
                     continue
@@ -290,7 +295,7 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
                     continue
                 if stat.S_ISDIR(mode):
                     continue
-                found.append(Found(entry, False, "" if stat.S_ISREG(mode) else not_regular(mode)))
+                found.append(Found(entry, False, _walked_problem(entry, mode)))
         elif path.exists():
             mode = path.stat().st_mode
             if not stat.S_ISREG(mode):
@@ -301,9 +306,27 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
     return found
 
 
+def _walked_problem(entry: Path, mode: int) -> str:
+    """Why a file a folder walk found is not read ("" when it is): not a regular file, or an
+    HTML page that is no chat export (:mod:`.chat_pages`)."""
+    if not stat.S_ISREG(mode):
+        return not_regular(mode)
+    from .chat_pages import is_page, page_problem  # its readers import this module
+
+    return page_problem(entry) if is_page(entry) else ""
+
+
 #: Why a memory home found in a folder ingested or watched is not read: its journal, receipts
 #: and indexes are no transcripts (one line for the folder, not one per file).
 OTHER_HOME = "a memory home (its files are no transcripts), left out"
+
+
+def left_out(problem: str) -> bool:
+    """Whether a file found in a folder with ``problem`` is left out (reported, never a failed
+    ingest): a memory home, a web page beside a chat export, a thread's page beside its JSON."""
+    from .chat_pages import JSON_BESIDE, NOT_A_CHAT_PAGE
+
+    return problem in (OTHER_HOME, NOT_A_CHAT_PAGE, JSON_BESIDE)
 
 
 def is_memory_home(folder: Path) -> bool:

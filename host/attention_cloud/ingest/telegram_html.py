@@ -15,7 +15,7 @@
 - **Counted, not kept**: ``service`` messages (the day's separator, members joining, pins) and
   messages with neither text nor file (``empty``).
 
-Folders are not walked for ``.html``: an HTML export is read when it is named. Pointers read
+A folder walk reads the page when its text is such an export (:mod:`.chat_pages`). Pointers read
 ``<file>:<first>-<last>``, the lines of the message's block.
 """
 

@@ -234,6 +234,19 @@ def iso_utc(value: Any) -> str:
     return read_time(value) or ""
 
 
+# A clock written with dots after a numeric date, as Finnish and Danish write it (.NET's short
+# time there, DiscordChatExporter's dates: "8.5.2023 15.56", "08.05.2023 15.56.03"): dateutil
+# reads none of it, and Python's ISO reader "2023-05-08 12.15" as noon.
+_DOTTED_CLOCK = re.compile(
+    r"(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4},?[ \t]+)(?P<h>\d{1,2})\.(?P<m>\d\d)"
+    r"(?:\.(?P<s>\d\d))?(?=[ \t]*(?:[A-Za-z]{1,5}|[+-]\d\d:?\d\d)?[ \t]*\Z)")
+
+
+def _with_colon_clock(match: re.Match[str]) -> str:
+    seconds = f":{match['s']}" if match["s"] else ""
+    return f"{match['date']}{match['h']}:{match['m']}{seconds}"
+
+
 def parse_moment(text: str) -> datetime | None:
     """An aware UTC datetime for a written time (see the module docstring), or None."""
     moment = _written_moment(text)
@@ -260,6 +273,8 @@ def _written_moment(text: str) -> datetime | None:
     go = _GO_TIME.match(text)
     if go:
         text = go["moment"]
+    if "." in text:  # most times write none: the expression is not tried on them
+        text = _DOTTED_CLOCK.sub(_with_colon_clock, text, count=1)
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

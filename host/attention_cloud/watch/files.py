@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..ingest.source import TRANSCRIPT_SUFFIXES, HomesWithin, find_transcripts, skipped_within
+from ..ingest.chat_pages import is_page, page_problem
+from ..ingest.source import WALKED_SUFFIXES, HomesWithin, find_transcripts, skipped_within
 
 State = tuple[int, int, int, int]
 
@@ -64,7 +65,7 @@ class FileTable:
 
     def watched(self, path: Path) -> bool:
         """Whether ``path`` is a transcript the watched paths cover."""
-        if path.suffix.lower() not in TRANSCRIPT_SUFFIXES:
+        if path.suffix.lower() not in WALKED_SUFFIXES:
             return False
         if any(path == out or out in path.parents for out in self._left_out):
             return False
@@ -105,6 +106,8 @@ class FileTable:
                 self.files.pop(path, None)
                 self.problems.pop(path, None)
                 continue
+            if isinstance(state, tuple) and is_page(path) and path not in self.roots:
+                state = page_problem(path) or state  # a web page beside a chat: left out
             if isinstance(state, str):
                 self.files.pop(path, None)
                 self.problems[path] = state
