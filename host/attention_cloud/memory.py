@@ -55,11 +55,12 @@ if TYPE_CHECKING:  # the result types, for type checkers: their modules load on 
 
 _current: "Memory | None" = None
 
-#: A saved rule's name: the stem of its file in the home's ``rules/``.
 #: What a saved rule's name is (and the stem of its file in the home's ``rules/``).
 RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-#: What RULE_NAME takes, in words, for the errors that refuse a name.
-RULE_NAME_WORDS = "letters, digits, '-' or '_', starting with a letter or digit, at most 64"
+#: What RULE_NAME takes, in words, for the errors that refuse a name: ASCII said outright, or
+#: a name such as 'règles' is refused for holding what reads as letters.
+RULE_NAME_WORDS = ("ASCII letters (A-Z, a-z), digits, '-' or '_', starting with a letter or "
+                   "digit, at most 64")
 
 #: The largest rules file ``--rules`` reads (the Prolog side checks the text it loads too).
 MAX_RULES_BYTES = 1_000_000
@@ -972,7 +973,7 @@ class Memory:
 
     def _rule_path(self, name: str) -> Path:
         """The file of saved rule ``name``: UsageError unless ``name`` is a plain rule name
-        (letters, digits, '-' and '_', starting with a letter or digit; no path separators,
+        (ASCII letters, digits, '-' and '_', starting with a letter or digit; no path separators,
         no '..'), so the path stays inside the home's ``rules/``."""
         if not isinstance(name, str) or not RULE_NAME.fullmatch(name):
             raise UsageError(f"rule name {name!r} must be {RULE_NAME_WORDS}")

@@ -77,11 +77,12 @@ class SharingState:
 
 
 def check_name(name: str, what: str = "principal") -> str:
-    """A principal's, team's or mount's name, or UsageError: a letter, then letters, digits,
-    ``-``, ``_`` or ``.`` (at most 64)."""
+    """A principal's, team's or mount's name, or UsageError: an ASCII letter, then ASCII
+    letters, digits, ``-``, ``_`` or ``.`` (at most 64). The error says ASCII: 'Zoë' or 'Łukasz'
+    was refused as not starting with "a letter" and holding other than "letters"."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise UsageError(f"{what} name {name!r} must start with a letter and hold only letters, "
-                         "digits, '-', '_' or '.' (at most 64)")
+        raise UsageError(f"{what} name {name!r} must start with an ASCII letter (A-Z, a-z) and "
+                         "hold only ASCII letters, digits, '-', '_' or '.' (at most 64)")
     return name
 
 
