@@ -312,9 +312,10 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     unrevoked grant already granting exactly this, when there is one (nothing is added)."""
     _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
     # one value or several: segments="payments" is that segment, not the segments p, a, y...
-    conditions = [Term(key, [Atom(v)]) for key, values in
-                  (("segment", segments), ("session", sessions), ("tag", tags),
-                   ("entity", entities)) for v in args.texts(key + "s", values)]
+    conditions = [Term(key, [Atom(v)]) for key, name, values in
+                  (("segment", "segments", segments), ("session", "sessions", sessions),
+                   ("tag", "tags", tags), ("entity", "entities", entities))
+                  for v in args.texts(name, values)]
     for name, value in (("since", since), ("until", until), ("expires", expires)):
         args.text(name, value, optional=True)
     start = normalise_time(since) if since else None
