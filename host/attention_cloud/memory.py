@@ -156,6 +156,7 @@ class Memory:
         self.home = home
         self._pl = pl
         self._closed = False
+        self._closed_by = "close() or the end of its with block"  # or by another Memory.open
         self._pid = os.getpid()          # the process that opened it (see _after_fork)
         self.lock = WriteLock(home)
         self.config = read_config(home)
@@ -170,8 +171,8 @@ class Memory:
         is process-wide, so a closed Memory would otherwise answer from (and write to) whatever
         home was opened after it."""
         if self._closed:
-            raise UsageError(f"{self.home}: this Memory is closed (opening another home closes "
-                             "the one open before); open it again with Memory.open")
+            raise UsageError(f"{self.home}: this Memory is closed (by {self._closed_by}); open "
+                             "it again with Memory.open")
         return self._pl
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -194,6 +195,8 @@ class Memory:
         with api_lock.held():  # not while another thread is inside a call of the open one
             if _current is not None and not _current._closed:
                 _current.close()
+                _current._closed_by = ("opening another Memory in this process, which closes "
+                                       "the one open before")
             pl = get_prolog()
             _current = cls(path, pl)
             return _current
