@@ -864,7 +864,7 @@ class Memory:
             raise UsageError("the goal must not be empty")
         args.whole("limit", limit, minimum=1)
         args.seconds("time_limit", time_limit, optional=True)
-        args.path("rules", rules, optional=True)
+        args.not_blank("rules", args.path("rules", rules, optional=True))
         self.jump  # nearest/3 in a user goal needs the host's search registered
         options: dict[str, Any] = {"limit": limit, "module": Atom(self._load_user_rules(rules))}
         if time_limit is not None:
@@ -1061,8 +1061,8 @@ class Memory:
 
         # goal, budget, plane, ceiling and segments are checked where every caller passes
         # (hydration.hydrate, a grantee's read included); these before a rules file is loaded
-        args.text("walk", walk, optional=True)
-        args.path("rules", rules, optional=True)
+        args.not_blank("walk", args.text("walk", walk, optional=True))
+        args.not_blank("rules", args.path("rules", rules, optional=True))
         mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
         if mount is not None and not mounts:
             # an empty list (a filter that matched no cell) must not widen to the whole memory
