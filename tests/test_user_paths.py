@@ -251,8 +251,8 @@ def test_a_misspelt_embedder_stops_a_write_before_the_journal_changes(home):
 
 
 @pytest.mark.parametrize("spec", ["hash:abc", "hash:8", "hash:-4", "onnx:", "st:",
-                                  "openai:http://127.0.0.1:9/v1", "openai:http://127.0.0.1:9/v1?model=",
-                                  "minilm:large"])
+                                  "openai:http://127.0.0.1:9/v1",
+                                  "openai:http://127.0.0.1:9/v1?model=", "minilm:large"])
 def test_an_embedder_spec_no_embedder_can_be_built_from_stops_every_command(home, spec):
     # before: only the name before ":" was checked, so "hash:abc" or "hash:8" passed:
     # `atc doctor` said the config was ok, `atc stats` ran, and `atc remember` wrote its item

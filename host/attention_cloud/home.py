@@ -398,7 +398,8 @@ def check_config(config: Any, where: str = "config.json") -> dict[str, Any]:
     # command passing the config as usable
     for name, ok, expected in (("url", lambda url: HTTP_URL.match(url),
                                 "the endpoint's http:// or https:// URL"),
-                               ("model", lambda model: model.strip(), "the name of the model to ask")):
+                               ("model", lambda model: model.strip(),
+                                "the name of the model to ask")):
         if curator and name not in curator:
             raise HomeError(f"{where}: curator.{name} is missing: it must be {expected}")
         if curator and not ok(curator[name]):
