@@ -132,6 +132,7 @@ def test_a_text_that_is_only_a_frame_is_refused_and_memory_unchanged(mem: Memory
     ({"kind": "idea"}, "kind must be one of note, decision, preference"),
     ({"segment": ""}, "segment must be a non-empty name"),
     ({"segment": "a\nb"}, "segment must be a non-empty name"),
+    ({"segment": "s\udcff"}, "segment is not valid text"),   # `--segment $'s\xff'`
     ({"role": "tool"}, "role must be user or assistant"),
     ({"time": "someday"}, "time must be a time"),
 ])
@@ -139,6 +140,7 @@ def test_bad_options_are_usage_errors(mem: Memory, kwargs: dict, message: str) -
     with pytest.raises(UsageError, match=message):
         mem.remember("something", **kwargs)
     assert mem.query("item(H)").rows == []
+    assert not (mem.home / REMEMBERED_FILE).exists()
 
 
 def test_a_torn_last_record_line_does_not_shift_line_numbers(mem: Memory) -> None:

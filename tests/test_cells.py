@@ -969,6 +969,16 @@ def test_the_cells_api_names_a_bad_argument(topical: Memory):
             hot_cells(topical, bad)
     with pytest.raises(UsageError, match="cell must be a string"):
         cell_show(topical, None)
+    # an id no cell has names the API call that lists them, not the CLI's command; an empty
+    # one is shown as '' (it printed ": no such cell")
+    from attention_cloud.errors import BadArgument, one_line
+
+    for bad, shown in (("cell_000000000000", "cell_000000000000"), ("", "''")):
+        with pytest.raises(BadArgument) as caught:
+            cell_show(topical, bad)
+        assert str(caught.value) == (f"{shown}: no such cell (attention_cloud.cells.cells_list"
+                                     "(mem) names them)")
+        assert one_line(caught.value, "cli") == f"{shown}: no such cell (atc cells list names them)"
 
 
 def test_a_grantees_cell_paths_and_regions_know_no_cell(topical: Memory):

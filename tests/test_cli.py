@@ -351,6 +351,16 @@ def test_an_ingest_segment_that_is_no_name_is_refused_and_nothing_is_written(hom
     assert (run("stats", "--format", "json", home=home).output, journal_bytes(home)) == before
 
 
+def test_an_ingest_segment_that_is_no_text_is_refused_and_nothing_is_written(home):
+    """A segment byte that is not UTF-8 (`--segment $'s\\xff'`, a lone surrogate to Python)
+    is refused as the goal is, not stored as U+FFFD under a name no later command can give."""
+    out = CliRunner().invoke(main, ["ingest", str(samples_dir()), "--segment", "s\udcff",
+                                    "--home", str(home)])
+    assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
+    assert "segment is not valid text" in out.output
+    assert journal_bytes(home) == b""
+
+
 def test_query_json_is_strict_json_for_floats_json_cannot_hold(home):
     assert run("ingest", str(samples_dir()), home=home).exit_code == 0
     out = run("query", "X is inf, Y is nan, Z is -inf, W = 1.5", "--format", "json", home=home)

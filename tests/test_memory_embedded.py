@@ -258,6 +258,24 @@ def test_a_wrong_argument_type_is_a_usage_error_and_changes_nothing(typed_home, 
     assert (typed_home / "journal.pl").read_bytes() == journal
 
 
+@pytest.mark.parametrize("call", [
+    lambda m: m.hydrate("retry", walk=""),        # ran the plane's own walk, as walk=None
+    lambda m: m.hydrate("retry", walk="  "),
+    lambda m: m.hydrate("retry", rules=""),       # said ".: rules file not found"
+    lambda m: m.query("true", rules=" "),
+], ids=["hydrate walk empty", "hydrate walk blank", "hydrate rules empty", "query rules blank"])
+def test_an_empty_name_is_refused_not_read_as_none(typed_home, call):
+    """README: an empty value of what names something is never read as no value (the CLI's
+    `--walk ""`); the API says so in the same words, None being how it leaves one out."""
+    mem = Memory.open(typed_home)
+    try:
+        with pytest.raises(UsageError, match=r"^(walk|rules) must not be empty \(None leaves "
+                                             r"it out\)$"):
+            call(mem)
+    finally:
+        mem.close()
+
+
 def test_ingest_takes_one_path_given_alone(tmp_path):
     """``mem.ingest("session.jsonl")`` ingests that file; it was read as a list of
     one-letter paths ("/: ..." or "s: no such file or directory")."""
@@ -277,7 +295,10 @@ def test_a_closed_memory_refuses_calls_that_need_no_prolog_too(tmp_path):
     mem.close()
     for call in (lambda: mem.rules_remove("fixes"), mem.saved_rule_texts, mem.release,
                  mem.finish_erasure, mem.rules_list):
-        with pytest.raises(UsageError, match="this Memory is closed"):
+        # closed by its own close(): it said "opening another home closes the one open
+        # before", which no call here did
+        with pytest.raises(UsageError, match=r"this Memory is closed \(by close\(\) or the end "
+                                             r"of its with block\); open it"):
             call()
     assert (home / "rules" / "fixes.pl").is_file()
     mem.close()  # closing again is fine

@@ -62,6 +62,18 @@ def test_a_grant_without_an_owner_tells_an_api_caller_the_api_call(home):
                                  "owner=True) names it")
 
 
+@pytest.mark.parametrize("argument", ["segments", "sessions", "tags", "entities"])
+def test_a_grant_filter_that_is_no_text_is_named_by_its_argument(home, argument):
+    """A filter value that is no text (a byte of a command line that is not UTF-8) is refused
+    naming the argument it came in: `entities`, where it said "each of entitys"."""
+    with Memory.open(home) as mem:
+        policy.add_principal(mem, "alice", owner=True)
+        policy.add_principal(mem, "bob")
+        with pytest.raises(UsageError) as caught:
+            policy.add_grant(mem, "bob", **{argument: ["x\udcff"]})
+    assert str(caught.value).startswith(f"each of {argument} is not valid text")
+
+
 @pytest.mark.parametrize("tool, arguments", [
     ("attend", {"goal_id": "g"}),
     ("attend", {"goal_id": "g", "depends_on": ["no_such_belief"]}),

@@ -52,6 +52,14 @@ def test_memory_hydrate_names_an_unknown_segment_not_a_cli_option(remembered):
     assert str(caught.value) == "segment nope: no such segment (segments in this memory: default)"
 
 
+def test_a_blank_segment_name_is_shown_quoted(remembered):
+    """`--segment ' =5'` (or segments={"": 3}) said "segment : no such segment", naming nothing."""
+    with Memory.open(remembered) as mem:
+        with pytest.raises(UsageError) as caught:
+            mem.hydrate("deploy key", segments={"": 3})
+    assert str(caught.value) == "segment '': no such segment (segments in this memory: default)"
+
+
 def test_an_unknown_mounted_cell_names_the_readers_own_way_to_list_cells(remembered):
     """It named both ways at once (`atc cells list, or cells_list in Python`)."""
     out = _atc(remembered, "hydrate", "deploy key", "--mount", "cell_000000000000")

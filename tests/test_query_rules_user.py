@@ -337,13 +337,14 @@ def test_a_file_whose_stem_is_no_rule_name_asks_for_name(home, tmp_path):
     word of `--name`: the error now says the stem is no rule name and how to give one; nothing
     is saved, and `--name` saves it."""
     write_config(home, {"embedder": "hash"})
-    for stem in ("q'uote", "my rules", "v1.2"):
+    for stem in ("q'uote", "my rules", "v1.2", "règles"):
         path = tmp_path / f"{stem}.pl"
         path.write_text("spoken(H) :- item_kind(H, user).\n", encoding="utf-8")
         out = atc("rules", "add", str(path), home=home)
         assert out.exit_code == 2, out.output
         assert out.output.count("\n") == 1 and "--name NAME" in out.output, out.output
         assert repr(stem) in out.output, out.output
+        assert "ASCII letters (A-Z, a-z)" in out.output, out.output   # 'règles' is letters
         assert not (home / "rules").exists() or not list((home / "rules").glob("*.pl"))
     saved = atc("rules", "add", str(path), "--name", "spoken", home=home)
     assert saved.exit_code == 0, saved.output

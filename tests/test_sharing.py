@@ -312,13 +312,26 @@ def test_audit_lists_reads_with_reader_filter_and_since(alice):
     assert out.exit_code == 2 and "not a time" in out.output
 
 
+def test_a_name_with_letters_beyond_ascii_is_refused_saying_ascii(alice):
+    """'Zoë' starts with a letter and holds only letters, yet was refused as not doing so: the
+    refusal names what a principal's name takes, ASCII, and nothing is added."""
+    home, _ = alice
+    before = (home / "journal.pl").read_bytes()
+    for args in (("principal", "add", "Zoë"), ("team", "add", "équipe")):
+        out = run(*args, home=home)
+        assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+        assert "must start with an ASCII letter (A-Z, a-z) and hold only ASCII letters" \
+            in out.output, out.output
+    assert (home / "journal.pl").read_bytes() == before
+
+
 def test_bad_input_is_one_line_and_changes_nothing(alice):
     home, _ = alice
     before = (home / "journal.pl").read_bytes()
     for args, words in [(("grant", "add", "nobody"), "nobody"),
                         (("grant", "add", "bob", "--ceiling", "L9"), "L9"),
                         (("team", "join", "bob", "nosuchteam"), "nosuchteam"),
-                        (("principal", "add", "../x"), "must start with a letter"),
+                        (("principal", "add", "../x"), "must start with an ASCII letter"),
                         (("principal", "add", "bob"), "bob"),
                         (("principal", "remove", "alice"), "alice"),
                         (("grant", "revoke", "g_nope"), "g_nope")]:

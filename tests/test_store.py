@@ -230,7 +230,8 @@ def test_a_memory_closed_by_opening_another_home_refuses_to_answer(tmp_path):
     second = Memory.open(tmp_path / "b")
     try:
         assert handles(second) == set()
-        with pytest.raises(UsageError, match="this Memory is closed"):
+        with pytest.raises(UsageError, match=r"this Memory is closed \(by opening another "
+                                             r"Memory in this process"):
             first.query("item(H)")
         with pytest.raises(UsageError, match="this Memory is closed"):
             first.ingest([tmp_path / "s.jsonl"])

@@ -201,6 +201,16 @@ def test_watch_goes_on_past_an_empty_file_and_ingests_it_when_it_fills(home, fol
     ('{"echoes": "no"}', 'echoes must be true or false, not "no"'),
     ('{"embedder": "minlm"}', 'embedder must be one of minilm, minilm-q8, hash[:DIM] (DIM 16 or more), '
      'static[:TABLE], none, onnx:PATH, st:NAME or openai:URL?model=M, not "minlm"'),
+    # a curator missing what it needs: without a URL curation went on extractive in silence,
+    # without a model (or with a URL it cannot call) only `atc curate` failed, later
+    ('{"curator": {"model": "m"}}',
+     "curator.url is missing: it must be the endpoint's http:// or https:// URL"),
+    ('{"curator": {"url": "http://127.0.0.1:9/v1"}}',
+     "curator.model is missing: it must be the name of the model to ask"),
+    ('{"curator": {"url": "ftp://host/v1", "model": "m"}}',
+     'curator.url must be the endpoint\'s http:// or https:// URL, not "ftp://host/v1"'),
+    ('{"curator": {"url": "http://127.0.0.1:9/v1", "model": " "}}',
+     'curator.model must be the name of the model to ask, not " "'),
 ])
 def test_a_bad_config_is_one_line_naming_the_key(home, config, message):
     (home / "config.json").write_text(config)
@@ -241,7 +251,8 @@ def test_a_misspelt_embedder_stops_a_write_before_the_journal_changes(home):
 
 
 @pytest.mark.parametrize("spec", ["hash:abc", "hash:8", "hash:-4", "onnx:", "st:",
-                                  "openai:http://127.0.0.1:9/v1", "minilm:large"])
+                                  "openai:http://127.0.0.1:9/v1",
+                                  "openai:http://127.0.0.1:9/v1?model=", "minilm:large"])
 def test_an_embedder_spec_no_embedder_can_be_built_from_stops_every_command(home, spec):
     # before: only the name before ":" was checked, so "hash:abc" or "hash:8" passed:
     # `atc doctor` said the config was ok, `atc stats` ran, and `atc remember` wrote its item

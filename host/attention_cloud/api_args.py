@@ -92,6 +92,15 @@ def path(name: str, value: Any, *, optional: bool = False) -> Any:
     raise UsageError(f"{name} must be a path (str or os.PathLike), not {_shown(value)}")
 
 
+def not_blank(name: str, value: Any) -> Any:
+    """``value`` unless it is a blank string: a name given empty (a walk, a rules file) is
+    refused, never read as no value (None leaves the argument out), as the CLI refuses
+    ``--walk ""``; ``walk=""`` ran the plane's own walk, ``rules=""`` looked for a file '.'."""
+    if isinstance(value, str) and not value.strip():
+        raise UsageError(f"{name} must not be empty (None leaves it out)")
+    return value
+
+
 def paths(name: str, value: Any) -> list[Any]:
     """The paths ``value`` names: one path, or an iterable of them."""
     if isinstance(value, (str, os.PathLike)):

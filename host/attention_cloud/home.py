@@ -18,9 +18,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs
 
 from .errors import HomeError, UsageError, WriterBusy
 from .ingest.item_limits import MIN_ITEM_CHARS
@@ -341,7 +343,9 @@ def embedder_spec_is_whole(spec: str) -> bool:
     if scheme == "hash":
         return not colon or (rest.strip().isdigit() and int(rest) >= _MIN_HASH_DIM)
     if scheme == "openai":
-        return bool(rest.partition("?")[0].strip()) and "model=" in rest.partition("?")[2]
+        # the loader takes the last model= of the query; an empty one is no model
+        models = parse_qs(rest.partition("?")[2]).get("model", [""])
+        return bool(rest.partition("?")[0].strip()) and bool(models[-1].strip())
     if scheme in _NEEDS_ARGUMENT:
         return bool(rest.partition("?")[0].strip())
     return True  # static, static:TABLE
@@ -369,6 +373,8 @@ _SETTINGS: dict[str, tuple[Any, str]] = {
                                "a positive whole number of characters, or null (whole)"),
 }
 _CURATOR_FIELDS = ("url", "model", "api_key_env")
+HTTP_URL = re.compile(r"^https?://[^\s/]+")
+"""An endpoint URL as a model curator takes it: http(s), a host."""
 
 
 def check_config(config: Any, where: str = "config.json") -> dict[str, Any]:
@@ -383,9 +389,21 @@ def check_config(config: Any, where: str = "config.json") -> dict[str, Any]:
     for key, (ok, expected) in _SETTINGS.items():
         if key in config and not ok(config[key]):
             raise bad(key, expected, config[key])
-    for name, value in (config.get("curator") or {}).items():
+    curator = config.get("curator") or {}
+    for name, value in curator.items():
         if name in _CURATOR_FIELDS and not isinstance(value, str):
             raise bad(f"curator.{name}", "a string", value)
+    # a curator object with anything in it is meant to run: without a URL the extractive
+    # rungs were written in silence, without a model `atc curate` alone failed, every other
+    # command passing the config as usable
+    for name, ok, expected in (("url", lambda url: HTTP_URL.match(url),
+                                "the endpoint's http:// or https:// URL"),
+                               ("model", lambda model: model.strip(),
+                                "the name of the model to ask")):
+        if curator and name not in curator:
+            raise HomeError(f"{where}: curator.{name} is missing: it must be {expected}")
+        if curator and not ok(curator[name]):
+            raise bad(f"curator.{name}", expected, curator[name])
     for level, days in (config.get("retention") or {}).items():
         if str(level).lower() not in _LEVELS:
             raise HomeError(f"{where}: retention.{level} is not a level that expires "

@@ -270,7 +270,9 @@ def check_segments(mem: Any, segments: dict[str, int], reader: str | None = None
                 else "this memory holds no segments yet")
         # said of the segment, not of an option: the CLI, Memory.hydrate and the servers
         # (each with its own name for the argument) all come here
-        raise UsageError(f"segment {unknown[0]}: no such segment ({have})")
+        # a blank name is shown quoted: "segment : no such segment" named nothing
+        name = unknown[0] if unknown[0].strip() else repr(unknown[0])
+        raise UsageError(f"segment {name}: no such segment ({have})")
 
 
 def memory_status(mem: Any, frame: FrameParts) -> dict[str, Any]:

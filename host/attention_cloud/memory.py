@@ -55,11 +55,12 @@ if TYPE_CHECKING:  # the result types, for type checkers: their modules load on 
 
 _current: "Memory | None" = None
 
-#: A saved rule's name: the stem of its file in the home's ``rules/``.
 #: What a saved rule's name is (and the stem of its file in the home's ``rules/``).
 RULE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-#: What RULE_NAME takes, in words, for the errors that refuse a name.
-RULE_NAME_WORDS = "letters, digits, '-' or '_', starting with a letter or digit, at most 64"
+#: What RULE_NAME takes, in words, for the errors that refuse a name: ASCII said outright, or
+#: a name such as 'règles' is refused for holding what reads as letters.
+RULE_NAME_WORDS = ("ASCII letters (A-Z, a-z), digits, '-' or '_', starting with a letter or "
+                   "digit, at most 64")
 
 #: The largest rules file ``--rules`` reads (the Prolog side checks the text it loads too).
 MAX_RULES_BYTES = 1_000_000
@@ -155,6 +156,7 @@ class Memory:
         self.home = home
         self._pl = pl
         self._closed = False
+        self._closed_by = "close() or the end of its with block"  # or by another Memory.open
         self._pid = os.getpid()          # the process that opened it (see _after_fork)
         self.lock = WriteLock(home)
         self.config = read_config(home)
@@ -169,8 +171,8 @@ class Memory:
         is process-wide, so a closed Memory would otherwise answer from (and write to) whatever
         home was opened after it."""
         if self._closed:
-            raise UsageError(f"{self.home}: this Memory is closed (opening another home closes "
-                             "the one open before); open it again with Memory.open")
+            raise UsageError(f"{self.home}: this Memory is closed (by {self._closed_by}); open "
+                             "it again with Memory.open")
         return self._pl
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -193,6 +195,8 @@ class Memory:
         with api_lock.held():  # not while another thread is inside a call of the open one
             if _current is not None and not _current._closed:
                 _current.close()
+                _current._closed_by = ("opening another Memory in this process, which closes "
+                                       "the one open before")
             pl = get_prolog()
             _current = cls(path, pl)
             return _current
@@ -862,7 +866,7 @@ class Memory:
             raise UsageError("the goal must not be empty")
         args.whole("limit", limit, minimum=1)
         args.seconds("time_limit", time_limit, optional=True)
-        args.path("rules", rules, optional=True)
+        args.not_blank("rules", args.path("rules", rules, optional=True))
         self.jump  # nearest/3 in a user goal needs the host's search registered
         options: dict[str, Any] = {"limit": limit, "module": Atom(self._load_user_rules(rules))}
         if time_limit is not None:
@@ -974,7 +978,7 @@ class Memory:
 
     def _rule_path(self, name: str) -> Path:
         """The file of saved rule ``name``: UsageError unless ``name`` is a plain rule name
-        (letters, digits, '-' and '_', starting with a letter or digit; no path separators,
+        (ASCII letters, digits, '-' and '_', starting with a letter or digit; no path separators,
         no '..'), so the path stays inside the home's ``rules/``."""
         if not isinstance(name, str) or not RULE_NAME.fullmatch(name):
             raise UsageError(f"rule name {name!r} must be {RULE_NAME_WORDS}")
@@ -1059,8 +1063,8 @@ class Memory:
 
         # goal, budget, plane, ceiling and segments are checked where every caller passes
         # (hydration.hydrate, a grantee's read included); these before a rules file is loaded
-        args.text("walk", walk, optional=True)
-        args.path("rules", rules, optional=True)
+        args.not_blank("walk", args.text("walk", walk, optional=True))
+        args.not_blank("rules", args.path("rules", rules, optional=True))
         mounts = args.texts("mount", mount) if mount is not None else []  # one cell, or several
         if mount is not None and not mounts:
             # an empty list (a filter that matched no cell) must not widen to the whole memory

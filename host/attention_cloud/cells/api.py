@@ -98,7 +98,11 @@ def cell_show(mem: Any, cell: str) -> dict[str, Any]:
         if row["id"] == cell:
             break
     else:
-        raise BadArgument(f"{cell}: no such cell (atc cells list names them)")
+        # to a program, the call that names them (the CLI's reader gets its command), as
+        # Memory.hydrate's mount does; an empty id is said to be empty, not shown as nothing
+        what = repr(cell) if not cell.strip() else cell
+        raise BadArgument(f"{what}: no such cell (attention_cloud.cells.cells_list(mem) names "
+                          "them)").told(cli=f"{what}: no such cell (atc cells list names them)")
     (members,) = mem.pl.once("atc_cells:cells_members", Atom(cell), Var())
     row["members"] = [str(h) for h in members]
     (central,) = mem.pl.once("atc_cells:cell_info", Atom(cell), Atom("central"), Var()) or ([],)

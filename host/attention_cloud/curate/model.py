@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import re
 import urllib.error
 import urllib.request
 from dataclasses import replace
 
 from ..errors import InputError, UsageError
+from ..home import HTTP_URL
 from .distill import MAX_ENTITIES, MAX_STATEMENTS, STATEMENT_TOKENS, Distillation
 from .ladder import render_l2, settle
 from .records import ItemView, Rungs
@@ -72,7 +72,7 @@ class ModelCurator:
     def __init__(
         self, url: str, model: str, api_key: str | None = None, batch_size: int = 8, timeout: float = 30
     ) -> None:
-        if not re.match(r"^https?://[^\s/]+", url or ""):
+        if not HTTP_URL.match(url or ""):
             raise UsageError(f"model curator: URL must start with http:// or https://, got {url!r}")
         if not model or not model.strip():
             raise UsageError("model curator: a model name is required")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..api_args import unicode
 from ..errors import UsageError
 from ..formats import FORMAT_DESCRIPTIONS, FORMATS  # noqa: F401  (re-exported)
 
@@ -18,12 +19,14 @@ Relation = tuple[str, str, str]
 
 def check_segment(segment: object) -> str:
     """A segment name, stripped: non-empty text of at most 200 characters on one line (it is
-    printed as a heading of every frame that draws on it). UsageError otherwise."""
+    printed as a heading of every frame that draws on it). UsageError otherwise, and for a
+    lone surrogate (a command-line byte that is not UTF-8), which no file of the home can hold:
+    remember's record line failed on it with a traceback, ingest stored it as U+FFFD."""
     if not isinstance(segment, str) or not segment.strip() or len(segment) > 200 \
             or any(ch in segment for ch in "\r\n\x00"):
         raise UsageError(f"segment must be a non-empty name of at most 200 characters on one "
                          f"line, not {segment!r}")
-    return segment.strip()
+    return unicode("segment", segment).strip()
 
 TURN_ID = "turn_id"
 """The relation holding a benchmark's own id for a turn: LoCoMo's ``dia_id`` (``D1:3``),

@@ -77,11 +77,12 @@ class SharingState:
 
 
 def check_name(name: str, what: str = "principal") -> str:
-    """A principal's, team's or mount's name, or UsageError: a letter, then letters, digits,
-    ``-``, ``_`` or ``.`` (at most 64)."""
+    """A principal's, team's or mount's name, or UsageError: an ASCII letter, then ASCII
+    letters, digits, ``-``, ``_`` or ``.`` (at most 64). The error says ASCII: 'Zoë' or 'Łukasz'
+    was refused as not starting with "a letter" and holding other than "letters"."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise UsageError(f"{what} name {name!r} must start with a letter and hold only letters, "
-                         "digits, '-', '_' or '.' (at most 64)")
+        raise UsageError(f"{what} name {name!r} must start with an ASCII letter (A-Z, a-z) and "
+                         "hold only ASCII letters, digits, '-', '_' or '.' (at most 64)")
     return name
 
 
@@ -311,9 +312,10 @@ def add_grant(mem: Any, grantee: str, *, ceiling: str = "L2", segments: Iterable
     unrevoked grant already granting exactly this, when there is one (nothing is added)."""
     _owner_or_fail(mem)  # else Prolog's existence_error(owner, home): "owner `home' does not exist"
     # one value or several: segments="payments" is that segment, not the segments p, a, y...
-    conditions = [Term(key, [Atom(v)]) for key, values in
-                  (("segment", segments), ("session", sessions), ("tag", tags),
-                   ("entity", entities)) for v in args.texts(key + "s", values)]
+    conditions = [Term(key, [Atom(v)]) for key, name, values in
+                  (("segment", "segments", segments), ("session", "sessions", sessions),
+                   ("tag", "tags", tags), ("entity", "entities", entities))
+                  for v in args.texts(name, values)]
     for name, value in (("since", since), ("until", until), ("expires", expires)):
         args.text(name, value, optional=True)
     start = normalise_time(since) if since else None
