@@ -24,7 +24,7 @@ sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 #: The cache of derived files (MiniLM's faster form, the compiled rules: paths.cache_dir), fixed
 #: for every process the suite starts to the one this user's `scripts/setup` filled. Tests that
-#: hand a child a home folder of its own (the README's blocks, `atc install`) otherwise sent it
+#: hand a child a home folder of its own (the README's blocks and python blocks) otherwise sent it
 #: to `<that folder>/.cache`, empty: each such child derived MiniLM's form again (about 7 s of
 #: CPU) and compiled the rules from source (about 0.8 s). The tests of where the cache goes
 #: unset it themselves.
