@@ -22,6 +22,16 @@ os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
 sys.dont_write_bytecode = False
 sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
+#: The cache of derived files (MiniLM's faster form, the compiled rules: paths.cache_dir), fixed
+#: for every process the suite starts to the one this user's `scripts/setup` filled. Tests that
+#: hand a child a home folder of its own (the README's blocks and python blocks) otherwise sent it
+#: to `<that folder>/.cache`, empty: each such child derived MiniLM's form again (about 7 s of
+#: CPU) and compiled the rules from source (about 0.8 s). The tests of where the cache goes
+#: unset it themselves.
+from attention_cloud.paths import cache_dir  # noqa: E402  (after the byte-code settings)
+
+os.environ.setdefault("ATC_CACHE", str(cache_dir()))
+
 #: The test files that take longest (a run of scripts/test with --durations=0 sums each file's
 #: tests: here about 1/8 to 1/50 of the suite's time each, most of it in `atc` processes and
 #: soaks), longest first. scripts/test spreads whole files over worker

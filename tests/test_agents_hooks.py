@@ -63,10 +63,13 @@ def log_lines(home: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A home where the session-end hook captured the sample session (hash embedder)."""
+def capture(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The session-end hook's capture of the sample session into a new home (hash embedder),
+    run once for the module (a capture process costs seconds) and left as it made it: (the
+    home, the transcript). Tests read and change copies of the home: :func:`captured`,
+    :func:`_captured_home`."""
     root = tmp_path_factory.mktemp("hooks")
-    home = root / "home"
+    home = root / "capture"
     home.mkdir()
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
     transcript = root / "projects" / "-home-dev-payments-service" / "3b8f2c1e.jsonl"
@@ -76,6 +79,15 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
                stdin=payload("session_end", transcript_path=str(transcript)))
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     return home, transcript
+
+
+@pytest.fixture(scope="module")
+def captured(capture: tuple[Path, Path]) -> tuple[Path, Path]:
+    """A home where the session-end hook captured the sample session (hash embedder), shared
+    by the tests that take it (a copy of :func:`capture`'s; a home holds no path of its own),
+    and the transcript it captured."""
+    home, transcript = capture
+    return _captured_home(capture, home.parent / "home"), transcript
 
 
 def test_session_end_ingests_and_curates_into_the_project_segment(captured) -> None:
@@ -244,29 +256,19 @@ def test_the_hook_logic_in_process(captured) -> None:
     assert not second.inject and second.context == ""
 
 
-def _capture_the_sample(home: Path) -> None:
-    """Make ``home`` (hash embedder) capture SAMPLE through the session-end hook."""
-    home.mkdir(parents=True)
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = home.parent / "t.jsonl"
-    shutil.copy(SAMPLE, transcript)
-    run = hook(home, "session-end", "--foreground",
-               stdin=payload("session_end", transcript_path=str(transcript)))
-    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
+def _captured_home(capture: tuple[Path, Path], home: Path) -> Path:
+    """``home``, a home of its own: a copy of the one the session-end hook captured SAMPLE
+    into (:func:`capture`)."""
+    shutil.copytree(capture[0], home)
+    return home
 
 
-def _captured_home(built_home, tmp_path: Path, home: Path | None = None) -> Path:
-    """A home (``tmp_path/home`` unless given) of its own that captured SAMPLE through the
-    session-end hook: a copy of one built so once per process (each capture costs seconds)."""
-    return built_home("hooks-captured-sample", _capture_the_sample, home or tmp_path / "home")
-
-
-def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path, built_home) -> None:
+def test_the_warm_recall_server_answers_later_prompts(tmp_path: Path, capture) -> None:
     """The first prompt is answered cold and starts the home's recall server; the next ones
     are answered by it (the same output), it sees a later capture, and it stops on request."""
     from attention_cloud.agents.recall_server import ask, socket_path
 
-    home = _captured_home(built_home, tmp_path)
+    home = _captured_home(capture, tmp_path / "home")
     try:
         cold = hook(home, "user-prompt", stdin=payload("user_prompt", session_id="w1"),
                     server=True)
@@ -343,13 +345,13 @@ def test_a_long_pasted_prompt_still_gets_memory_within_the_budget(captured) -> N
 
 
 def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path: Path,
-                                                                        built_home) -> None:
+                                                                        capture) -> None:
     """A Unix socket's address holds at most 107 bytes: a home deep in the tree (here its
     socket path is over 150) still gets its warm server (it failed to bind, said nothing, and
     every prompt paid a cold start and a server process that died)."""
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = _captured_home(built_home, tmp_path, tmp_path / ("a-long-folder-name-" * 4)
+    home = _captured_home(capture, tmp_path / ("a-long-folder-name-" * 4)
                           / ("another-long-folder-name-" * 2) / "home")
     assert len(str(socket_path(home))) > 150
     start(home)
@@ -367,7 +369,7 @@ def test_the_recall_server_serves_a_home_whose_socket_path_is_too_long(tmp_path:
 
 
 def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path,
-                                                             built_home) -> None:
+                                                             capture) -> None:
     """One request that is not an object (`[1]`), JSON nested past Python's recursion limit, or
     options of the wrong type ended the warm server (an uncaught exception in its loop): every
     later prompt paid a cold start until a hook started another."""
@@ -375,7 +377,7 @@ def test_a_malformed_request_does_not_end_the_recall_server(tmp_path: Path,
 
     from attention_cloud.agents.recall_server import ask, socket_path, start
 
-    home = _captured_home(built_home, tmp_path)
+    home = _captured_home(capture, tmp_path / "home")
     start(home)
 
     def send(data: bytes) -> bytes:
