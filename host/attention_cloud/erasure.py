@@ -333,7 +333,13 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
             for path in sorted(folder.glob("*.json")):
                 try:
                     receipt = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
+                except OSError:
+                    continue  # pruned since the listing
+                except ValueError:
+                    # damaged (cut short, garbled): no field of it can be redacted and any may
+                    # hold the text, so it goes, as a killed save's *.tmp does
+                    path.unlink(missing_ok=True)
+                    changed += 1
                     continue
                 redacted = redact(receipt, handles, records, needles)
                 if redacted != receipt:
