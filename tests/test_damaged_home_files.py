@@ -111,3 +111,21 @@ def test_a_garbled_bm25_log_is_refused_then_rebuilt(curated_samples_home: Path) 
     with Memory.open(home) as mem:
         assert mem.curate().repaired > 0  # the remedy the line names
     assert _facts(home) == before
+
+
+@pytest.mark.parametrize("name", ["curation.pending.jsonl", "ingest.pending.jsonl",
+                                  "erasure.pending.json"])
+@pytest.mark.parametrize("damage", [b"[1, 2]\n", b"\xff\xfe\x00{\n"], ids=["not-an-object", "not-utf8"])
+def test_a_damaged_recovery_file_does_not_stop_the_next_writer(curated_samples_home: Path,
+                                                                name: str, damage: bytes) -> None:
+    """The files a killed ingest, curate or forget leaves for the next writer to finish from:
+    one damaged (a line that reads as another JSON value, bytes that are not UTF-8) is read
+    as a torn one is, and the next curate completes and removes it (it was an AttributeError
+    or UnicodeDecodeError traceback from every later curate)."""
+    home = curated_samples_home
+    before = _facts(home)
+    (home / name).write_bytes(damage)
+    with Memory.open(home) as mem:
+        mem.curate()
+    assert not (home / name).exists()
+    assert _facts(home) == before

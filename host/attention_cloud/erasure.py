@@ -572,11 +572,12 @@ def _known(mem: Any, handle: str) -> bool:
 
 def _read_pending(home: Path) -> dict[str, Any] | None:
     try:
-        return json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
+        plan = json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except ValueError:
         return {}  # torn while written: the erase batch had not run yet
+    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: as torn
 
 
 def _write_pending(home: Path, plan: dict[str, Any]) -> None:
