@@ -44,6 +44,15 @@ def _garble_line(path: Path, number: int) -> None:
         handle.write(b"\x00#garbled")
 
 
+def _doctor_names(home: Path, part: str) -> None:
+    """``atc doctor`` fails and names the damaged ``part`` (it said nothing, exit 0)."""
+    from attention_cloud.doctor import run_doctor
+
+    ok, lines = run_doctor(str(home))
+    assert not ok
+    assert [line for line in lines if line.strip().startswith(f"{part}: DAMAGED")], lines
+
+
 def _facts(home: Path) -> list[tuple[str, str]]:
     with Memory.open(home, create=False) as mem:
         return [(f.handle, f.level) for f in mem.hydrate(GOAL, budget=600).facts]
@@ -85,6 +94,7 @@ def test_a_garbled_vector_key_log_is_refused_then_rebuilt(curated_samples_home: 
     _garble_line(keys, 3)
     # was a frame from the 3 rows before the bad line, exit 0
     _refused_in_one_line(_atc(home, "hydrate", GOAL, "--budget", "600"), home / "vectors")
+    _doctor_names(home, "vectors")
     shutil.move(home / "vectors", tmp_path / "vectors.damaged")  # the remedy the line names
     with Memory.open(home) as mem:
         mem.curate()
@@ -100,6 +110,7 @@ def test_a_short_vector_log_is_refused(curated_samples_home: Path) -> None:
         # was ValueError: mmap length is greater than file size
         with pytest.raises(HomeError, match=f"{log}.*fewer than the"):
             mem.hydrate(GOAL, budget=600)
+    _doctor_names(home, "vectors")
 
 
 def test_a_garbled_bm25_log_is_refused_then_rebuilt(curated_samples_home: Path) -> None:
@@ -108,6 +119,7 @@ def test_a_garbled_bm25_log_is_refused_then_rebuilt(curated_samples_home: Path) 
     _garble_line(home / "lexical" / "lexical.jsonl", 2)
     # was a frame without BM25 (path semantic), exit 0
     _refused_in_one_line(_atc(home, "hydrate", GOAL, "--budget", "600"), home / "lexical")
+    _doctor_names(home, "lexical")
     with Memory.open(home) as mem:
         assert mem.curate().repaired > 0  # the remedy the line names
     assert _facts(home) == before
