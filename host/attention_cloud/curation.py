@@ -541,14 +541,16 @@ def _read_pending(mem: Any) -> tuple[list[str], set[str]]:
     (whose echoes were searched) before an ``echoes`` line."""
     items: list[str] = []
     sessions: set[str] = set()
-    try:
-        lines = _pending_path(mem).read_text(encoding="utf-8").splitlines()
+    try:  # bytes damaged on disk are replaced, so their line is skipped as a torn one is
+        lines = _pending_path(mem).read_text(encoding="utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         return items, sessions
     for line in lines:
         try:
             entry = json.loads(line)
         except ValueError:
+            continue
+        if not isinstance(entry, dict):  # a damaged line that reads as another JSON value
             continue
         if entry.get("done") == "sessions":
             sessions.clear()

@@ -56,6 +56,9 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
     interrupted = _interrupted_erasure(path)
     if interrupted:
         lines.append(f"  {interrupted}")
+    damaged = _damaged_indexes(path)
+    ok = ok and not damaged
+    lines.extend(f"  {line}" for line in damaged)
     if (path / "config.json").is_file():
         # every other command stops on a config.json it cannot use: doctor names why
         try:
@@ -79,6 +82,33 @@ def _embedder_line(spec: object, lines: list[str]) -> bool:
         lines.append(f"  embedder: MISSING, {missing} (atc curate, atc remember and searches "
                      "by meaning stop on it)")
     return not missing
+
+
+def _damaged_indexes(home) -> list[str]:
+    """A line for the vector store and the BM25 index each, when its files hold less than its
+    writer committed (damaged between runs): every frame stops on it until it is rebuilt."""
+    import json
+
+    from .embed.lexical import LexicalIndex
+    from .embed.store import MANIFEST, VectorStore
+
+    lines = []
+    manifest = home / "vectors" / MANIFEST
+    try:
+        if manifest.is_file():
+            made = json.loads(manifest.read_text(encoding="utf-8"))
+            VectorStore.open(home / "vectors", embedder_id=made["embedder_id"], dim=int(made["dim"]),
+                             read_only=True).close()
+    except AtcError as exc:
+        lines.append(f"vectors: DAMAGED, frames stop on it ({exc})")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        lines.append(f"vectors: DAMAGED, frames stop on it ({manifest}: not a manifest: {exc!r})")
+    try:
+        if (home / "lexical").is_dir():
+            LexicalIndex.open(home / "lexical", read_only=True).close()
+    except (AtcError, OSError) as exc:
+        lines.append(f"lexical: DAMAGED, frames stop on it ({exc})")
+    return lines
 
 
 def _interrupted_erasure(home) -> str:

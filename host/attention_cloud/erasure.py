@@ -333,7 +333,13 @@ def redact_home_files(home: Path, handles: set[str], records: set[str], texts: l
             for path in sorted(folder.glob("*.json")):
                 try:
                     receipt = json.loads(path.read_text(encoding="utf-8"))
-                except (OSError, ValueError):
+                except OSError:
+                    continue  # pruned since the listing
+                except ValueError:
+                    # damaged (cut short, garbled): no field of it can be redacted and any may
+                    # hold the text, so it goes, as a killed save's *.tmp does
+                    path.unlink(missing_ok=True)
+                    changed += 1
                     continue
                 redacted = redact(receipt, handles, records, needles)
                 if redacted != receipt:
@@ -566,11 +572,12 @@ def _known(mem: Any, handle: str) -> bool:
 
 def _read_pending(home: Path) -> dict[str, Any] | None:
     try:
-        return json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
+        plan = json.loads((home / PENDING_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except ValueError:
         return {}  # torn while written: the erase batch had not run yet
+    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: as torn
 
 
 def _write_pending(home: Path, plan: dict[str, Any]) -> None:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from .api_lock import serialised
 from .bridge import Atom, Term, Var, to_plain
-from .errors import BadArgument, PrologError, UsageError
+from .errors import BadArgument, HomeError, PrologError, UsageError
 from .ingest.envelope import escape_envelope_content
 
 ESTIMATOR = "max(ceil(utf8_bytes/4), ceil(words*1.3))"
@@ -1023,7 +1023,8 @@ _RECEIPT_ID = re.compile(r"[A-Za-z0-9_]{1,128}")
 
 
 def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
-    """A stored receipt by id; InputError when there is none."""
+    """A stored receipt by id; InputError when there is none, HomeError when its file is
+    damaged (cut short, garbled, not UTF-8)."""
     if not _RECEIPT_ID.fullmatch(receipt_id):
         # an id past a file name's length was an OSError (File name too long): a traceback
         # under atc, an unexpected error from the MCP receipt tool; a long one is cut short
@@ -1034,4 +1035,10 @@ def load_receipt(home: Path, receipt_id: str) -> dict[str, Any]:
         raise BadArgument(f"{receipt_id}: no such receipt in {home} (each reader's oldest "
                          "receipts past the home's receipts_kept are pruned; the audit log "
                          "keeps every read)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        receipt = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:  # cut short or garbled on disk (UnicodeDecodeError is one too)
+        raise HomeError(f"{path}: damaged receipt, not JSON ({exc})") from exc
+    if not isinstance(receipt, dict):
+        raise HomeError(f"{path}: damaged receipt, not a JSON object")
+    return receipt

@@ -141,16 +141,18 @@ def _clear(mem: Any) -> None:
 def finish_pending(mem: Any) -> int:
     """Index the live items a killed ingest committed without their BM25 entries; returns how
     many were indexed (0 when no ingest was killed)."""
-    try:
-        lines = _path(mem).read_text(encoding="utf-8").splitlines()
+    try:  # bytes damaged on disk are replaced, so their line is skipped as a torn one is
+        lines = _path(mem).read_text(encoding="utf-8", errors="replace").splitlines()
     except FileNotFoundError:
         return 0
     handles: list[str] = []
     for line in lines:
         try:
-            handles.extend(str(h) for h in json.loads(line).get("items", []))
+            entry = json.loads(line)
         except ValueError:
             continue  # a torn last line: its batch was never committed
+        if isinstance(entry, dict):  # not a damaged line that reads as another JSON value
+            handles.extend(str(h) for h in entry.get("items", []))
     entries: list[LexicalEntry] = []
     if handles:
         (speakers,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())

@@ -1100,7 +1100,7 @@ class Memory:
     def receipt(self, receipt_id: str) -> dict[str, Any]:
         """The stored receipt ``receipt_id`` (a frame's ``receipt_id``, from this process or
         any other), as ``atc receipt ID`` prints it; InputError when there is none (never
-        stored, or pruned past ``receipts_kept``)."""
+        stored, or pruned past ``receipts_kept``), HomeError when its file is damaged."""
         from .hydration import load_receipt
 
         return load_receipt(self.home, args.text("receipt_id", receipt_id))

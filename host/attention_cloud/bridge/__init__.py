@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import BridgeError, PrologError
+from ..errors import BridgeError, HomeError, PrologError
 from .terms import Atom, Term, Var, pair, to_plain
 
 __all__ = ["Prolog", "get_prolog", "choose_backend", "Atom", "Term", "Var", "pair", "to_plain",
@@ -79,9 +79,10 @@ class Prolog:
         interrupted = getattr(self.engine, "take_interrupt", lambda: False)
         try:
             found = self.engine.solutions(pred, *args, limit=limit)
-        except PrologError:
+        except PrologError as exc:
             self._collect_garbage()
             self._raise_stop()
+            self._raise_home_error(exc)
             if interrupted():  # Ctrl-C ended the call (bridge/interrupts.py)
                 raise KeyboardInterrupt from None
             raise
@@ -111,6 +112,18 @@ class Prolog:
         if stop is not None:
             self._stops.stop = None
             raise stop
+
+    def _raise_home_error(self, exc: PrologError) -> None:
+        """Re-raise the HomeError a Python predicate met when ``exc`` is it coming back
+        (``error(python_error('HomeError', Message), _)``): a damaged or busy home is the
+        caller's one line and exit 1, not "Python HomeError: ..." as an error of the goal."""
+        kept = getattr(self._stops, "home", None)
+        self._stops.home = None
+        formal = getattr(exc.term, "args", None)
+        formal = formal[0] if formal else None
+        if (kept is not None and getattr(formal, "name", None) == "python_error"
+                and str(formal.args[0]) == type(kept).__name__):
+            raise kept
 
     def _keep_stop(self, stop: BaseException) -> None:
         """Keep ``stop`` for :meth:`_raise_stop` (the first one, when several arrive)."""
@@ -145,6 +158,9 @@ class Prolog:
             except (KeyboardInterrupt, SystemExit) as stop:
                 self._stops.stop = stop
                 raise RuntimeError(f"{type(stop).__name__} in {key}") from None
+            except HomeError as exc:  # crosses Prolog as python_error; the caller gets it back
+                self._stops.home = exc
+                raise
 
         self.engine.register_callable(key, call, nondet)
         self.once("atc_bridge:define_python_predicate", Atom(module), Atom(name), arity, Atom(key),

@@ -52,7 +52,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from attention_cloud.errors import UsageError
+from attention_cloud.errors import HomeError, UsageError
 
 from ..home import fsync_path
 from .meta_columns import MetaColumns
@@ -77,6 +77,13 @@ _CHUNK_DOCS = 65_536
 
 _EMPTY_SLOTS = np.zeros(0, dtype=np.int64)
 _EMPTY_COUNTS = np.zeros(0, dtype=np.float64)
+
+
+def _whole_line_at(handle: Any, position: int) -> bool:
+    """Whether the log read through ``handle`` holds a whole line (one ending in a newline)
+    from byte ``position``."""
+    handle.seek(position)
+    return handle.readline().endswith(b"\n")
 
 
 class LexicalIndex:
@@ -185,6 +192,10 @@ class LexicalIndex:
                 limit = int(committed["log_bytes"]) if committed is not None else stat.st_size
                 self._deferred = True
                 self._read_bytes = self._replay_log(handle, self._load_snapshot(log_path, handle), limit)
+                if self._read_bytes < limit and (committed is not None
+                                                 or _whole_line_at(handle, self._read_bytes)):
+                    # committed bytes, or a whole line (a kill tears only the last), unread
+                    raise self._damaged(log_path, limit)
                 self._log_inode = stat.st_ino if committed is not None else None
                 self._log_id = committed.get("log_id") if committed is not None else None
             self._freeze_delta()
@@ -235,7 +246,17 @@ class LexicalIndex:
                 self._read_bytes = self._replay_log(handle, self._read_bytes, limit)
             finally:
                 self._freeze_delta()
+        if self._read_bytes < limit:
+            raise self._damaged(self._directory / _LOG_NAME, limit)
         return True
+
+    def _damaged(self, log_path: Path, committed: int) -> HomeError:
+        """A reader's error for a log that ends, or stops being readable, before the bytes its
+        writer committed (damaged between runs): one line and the remedy, never a search over
+        part of the index. A writer's open cuts the log there and curation re-indexes the rest."""
+        return HomeError(f"BM25 index {self._directory} is damaged: its log {log_path} cannot be "
+                         f"read past byte {self._read_bytes} of {committed}; run `atc curate` "
+                         f"to rebuild it")
 
     def _replay_log(self, handle: Any, start: int, limit: int | None) -> int:
         """Apply the log's whole records from byte ``start`` (up to ``limit`` bytes when given);

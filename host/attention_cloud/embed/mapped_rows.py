@@ -177,8 +177,13 @@ class MappedRows:
             self.array = np.zeros((0, dim), dtype=self.dtype)
             return
         start = header_bytes(self.dtype)
+        needed = row_offset(self.dtype, dim, rows)
         with open(path, "rb") as handle:
-            self._mmap = mmap.mmap(handle.fileno(), row_offset(self.dtype, dim, rows), access=mmap.ACCESS_COPY)
+            size = os.fstat(handle.fileno()).st_size
+            if size < needed:  # cut short since its rows were committed (a damaged disk, a copy)
+                raise HomeError(f"vector log {self.path} holds {size} bytes, fewer than the "
+                                f"{rows} rows committed need ({needed})")
+            self._mmap = mmap.mmap(handle.fileno(), needed, access=mmap.ACCESS_COPY)
         self._file = open(path, "rb", buffering=0)  # for pread: rows read without the mapping
         raw = np.frombuffer(self._mmap, dtype=np.uint8)
         self.array = raw[start:].view(self.dtype).reshape(rows, dim)

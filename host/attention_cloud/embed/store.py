@@ -141,6 +141,14 @@ def handle_of(key: str) -> str:
 WARM_LOG_BYTES = 64 << 20
 
 
+def _damaged(directory: Path, why: str) -> HomeError:
+    """The error for a store whose files lost what its manifest committed (cut short or garbled
+    between runs): one line naming the folder and the remedy, never an answer from part of it.
+    Its vectors derive from the journal, so a curation rebuilds a folder moved away."""
+    return HomeError(f"vector store {directory} is damaged: {why}; its vectors derive from the "
+                     f"journal: move the folder away and run `atc curate` to rebuild it")
+
+
 def _read_into_page_cache(path: Path, stop: threading.Event, chunk: int = 8 << 20) -> None:
     """Read ``path`` once, front to back, so that the kernel caches it. Cosines looked up by key
     (``Jump.similarity``) touch random rows of the memory-mapped log, and a cold page costs a
@@ -366,6 +374,10 @@ class VectorStore:
                 current = again is not None and int(again["generation"]) == self._generation
             except FileNotFoundError:
                 current = False  # compacted away between the manifest and the open
+            except HomeError as exc:  # the vector log is shorter than its committed rows
+                if keys is not None:
+                    keys.close()
+                raise _damaged(self.directory, str(exc)) from exc
             if not current:
                 if keys is not None:
                     keys.close()
@@ -379,8 +391,11 @@ class VectorStore:
             if keys is not None:
                 with keys:
                     done, done_bytes = self._load_key_snapshot(keys, rows)
-                    _, self._committed_key_bytes = self._replay_records(
+                    done, self._committed_key_bytes = self._replay_records(
                         keys, rows, manifest.get("key_bytes"), done, done_bytes)
+                if done < rows:  # a line garbled or cut short: the rest would be unsearchable
+                    raise _damaged(self.directory, f"its key log names {done} rows, its "
+                                   f"manifest committed {rows}")
             self._open_index()
             return
         raise HomeError(f"vector store {self.directory} kept changing generation while being opened")
@@ -425,8 +440,8 @@ class VectorStore:
                 done, done_bytes = self._replay_records(keys, rows, key_bytes, self._rows,
                                                         self._committed_key_bytes)
             if done != rows:
-                raise HomeError(f"vector store {self.directory}: its key log names {done} rows, "
-                                f"its manifest {rows}")
+                raise _damaged(self.directory, f"its key log names {done} rows, its manifest "
+                               f"committed {rows}")
             self._committed_rows, self._committed_key_bytes = rows, done_bytes
             self._next_id = max(self._next_id, int(manifest["next_id"]))
             self._saved_index = manifest.get("index")
@@ -457,10 +472,8 @@ class VectorStore:
                 rows, good_bytes = self._load_key_snapshot(keys, available)
                 rows, good_bytes = self._replay_records(keys, available, None, rows, good_bytes)
         if rows < self._committed_rows:
-            raise HomeError(
-                f"vector store {self.directory} has {rows} rows but its manifest committed "
-                f"{self._committed_rows}: the logs were truncated"
-            )
+            raise _damaged(self.directory, f"its logs hold {rows} rows, its manifest "
+                           f"committed {self._committed_rows}")
         # Cut what the crash left half-done, so new writes append to a clean log.
         if key_path.exists() and key_path.stat().st_size != good_bytes:
             os.truncate(key_path, good_bytes)
