@@ -630,6 +630,10 @@ class LexicalIndex:
         """Whether ``key`` is indexed."""
         return key in self._slots()
 
+    def keys(self) -> list[str]:
+        """Every indexed key."""
+        return list(self._slots())
+
     def __len__(self) -> int:
         return self._count
 
