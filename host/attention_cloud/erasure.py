@@ -606,8 +606,8 @@ def _read_pending(home: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except ValueError:
-        return {}  # torn while written: the erase batch had not run yet
-    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: as torn
+        return {}  # damaged on disk (it is written whole, by rename): see _finish_unplanned
+    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: the same
 
 
 def _write_pending(home: Path, plan: dict[str, Any]) -> None:
