@@ -325,6 +325,9 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
 
         report.cells = update(mem).as_dict()  # new items join their cells (or the first build)
     _clear_pending(mem)
+    from .embed.lexical import clear_cut
+
+    clear_cut(mem.home / "lexical")  # what a damaged BM25 log lost is indexed again (repair, above)
     report.expired = apply_retention(mem, mem.config.get("retention") or {})
     return report
 

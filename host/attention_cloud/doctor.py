@@ -89,7 +89,7 @@ def _damaged_indexes(home) -> list[str]:
     writer committed (damaged between runs): every frame stops on it until it is rebuilt."""
     import json
 
-    from .embed.lexical import LexicalIndex
+    from .embed.lexical import LexicalIndex, cut_notice
     from .embed.store import MANIFEST, VectorStore
 
     lines = []
@@ -108,6 +108,9 @@ def _damaged_indexes(home) -> list[str]:
             LexicalIndex.open(home / "lexical", read_only=True).close()
     except (AtcError, OSError) as exc:
         lines.append(f"lexical: DAMAGED, frames stop on it ({exc})")
+    notice = cut_notice(home / "lexical")
+    if notice:
+        lines.append(f"lexical: CUT, {notice}")
     return lines
 
 

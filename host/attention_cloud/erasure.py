@@ -229,11 +229,41 @@ def finish_pending(mem: Any) -> ForgetReport | None:
         _remove_leftovers(mem.home)
         return None
     mem.lock.acquire()
+    if not isinstance(pending.get("handles"), list):  # damaged: the batch may have run
+        return _finish_unplanned(mem)
     known = [h for h in pending.get("handles", []) if _known(mem, h)]
     if not known:  # the plan named nothing the journal holds: nothing to finish
         _clear_pending(mem.home)
         return None
     return forget(mem, known, who=pending.get("who"), reason=pending.get("reason", ""))
+
+
+def _finish_unplanned(mem: Any) -> ForgetReport | None:
+    """Finish an erasure whose plan was damaged on disk (the plan is fsynced before it
+    replaces the old one, so it is never torn by a kill). Its erase batch may have committed:
+    the journal file, its snapshot and the indexes would then hold the erased text until
+    purged and compacted. So every index entry that names neither a live item nor a curated
+    record (an erased item, a dropped arc or rollup), and every tombstoned handle, is purged
+    and the journal compacted; with no tombstone at all, no batch ran and the plan is only
+    removed. The plan's re-goaled items and sessions are not known: the next curate rebuilds
+    them (their rungs and arcs are missing)."""
+    (gone,) = mem.pl.once("atc_api:api_erasures", Var())
+    tombstones = sorted({str(g["handle"]) for g in gone})
+    if not tombstones:
+        _clear_pending(mem.home)
+        return None
+    jump = mem.jump
+    indexed = set(jump.lexical.keys())
+    if jump.has_vectors():
+        indexed |= set(jump.vectors.keys())
+    (unrung,) = mem.pl.once("atc_ladder:ladder_unrung", [Atom(k) for k in sorted(indexed)], Var())
+    (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_handles", Var())
+    live = {str(h) for h in uncurated}  # the live items among the unrung: keep their entries
+    dead = sorted({*tombstones, *(str(k) for k in unrung if str(k) not in live)})
+    report = ForgetReport(handles=tombstones, dry_run=False, items=[], sources=[],
+                          already=tombstones, regoaled=[], invalidated=[])
+    _finish(mem, dead, [], [], [], [], report)
+    return report
 
 
 def _vector_count(jump: Any) -> int:
@@ -576,8 +606,8 @@ def _read_pending(home: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except ValueError:
-        return {}  # torn while written: the erase batch had not run yet
-    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: as torn
+        return {}  # damaged on disk (it is written whole, by rename): see _finish_unplanned
+    return plan if isinstance(plan, dict) else {}  # damaged into another JSON value: the same
 
 
 def _write_pending(home: Path, plan: dict[str, Any]) -> None:

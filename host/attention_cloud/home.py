@@ -503,8 +503,12 @@ def read_config(home: Path) -> dict[str, Any]:
 
 
 def write_config(home: Path, config: dict[str, Any]) -> None:
-    """Replace ``config.json`` atomically."""
+    """Replace ``config.json`` atomically and durably: the new file is fsynced before it
+    replaces the old one and the folder after, so a power cut leaves the old config or the
+    new one (never an empty file, which would make the whole home refused)."""
     path = home / "config.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    fsync_path(tmp)
     os.replace(tmp, path)
+    fsync_path(home)

@@ -159,7 +159,10 @@ def remember(mem: Any, text: str, *, kind: str = "note", segment: str = "default
     commit(mem, [encode_item(item, source, segment)], [])  # findable by BM25 at once
     curated = False
     if curate:
-        _curate_if_few(mem)
+        try:
+            _curate_if_few(mem)
+        except OSError:  # a full disk: the item is kept (committed above), only not curated;
+            pass         # the same command again, or `atc curate`, curates it
         curated = _is_curated(mem, handle)
     return Remembered(handle, kind, segment, True, f"{source}:{line}", curated)
 

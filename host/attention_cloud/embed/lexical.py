@@ -64,6 +64,9 @@ __all__ = ["LexicalIndex"]
 _LOG_NAME = "lexical.jsonl"
 _SNAPSHOT_NAME = "snapshot.json"
 _COMMITTED_NAME = "committed.json"
+#: Left by a writer's open that cut damaged whole lines off the log (see :meth:`LexicalIndex.open`):
+#: the entries past the cut are lost until a curate re-indexes the live records and removes it.
+CUT_NAME = "cut.json"
 _SNAPSHOT_VERSION = 1
 _HEAD_BYTES = 4096
 #: Rewrite the snapshot once the log has grown by this share past it (and at least this much).
@@ -84,6 +87,41 @@ def _whole_line_at(handle: Any, position: int) -> bool:
     from byte ``position``."""
     handle.seek(position)
     return handle.readline().endswith(b"\n")
+
+
+def _note_cut(directory: Path, log_path: Path, good_bytes: int, size: int) -> None:
+    """Make a cut of damaged log lines visible: one stderr line now, and ``cut.json`` (durable
+    before the log is cut) for ``atc doctor`` until a curate re-indexes what it dropped."""
+    import sys
+
+    marker = directory / CUT_NAME
+    marker.write_text(json.dumps({"log": str(log_path), "at": good_bytes, "bytes": size - good_bytes}),
+                      encoding="utf-8")
+    fsync_path(marker)
+    fsync_path(directory)
+    print(f"atc: warning: {cut_notice(directory)}", file=sys.stderr)
+
+
+def cut_notice(directory: Path) -> str | None:
+    """A line on the damaged log lines a writer cut off the BM25 index under ``directory``
+    that no curate has re-indexed since, or None."""
+    try:
+        cut = json.loads((Path(directory) / CUT_NAME).read_text(encoding="utf-8"))
+        where = f"{cut['log']} was unreadable from byte {int(cut['at'])} ({int(cut['bytes'])} bytes cut)"
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError):
+        where = f"{Path(directory) / _LOG_NAME} was cut where it was damaged"
+    return (f"BM25 index log {where}: the items indexed there are not found by BM25 until "
+            f"`atc curate` re-indexes them")
+
+
+def clear_cut(directory: Path) -> None:
+    """Remove the cut notice once a curate has re-indexed every live record."""
+    marker = Path(directory) / CUT_NAME
+    if marker.exists():
+        marker.unlink()
+        fsync_path(Path(directory))
 
 
 class LexicalIndex:
@@ -158,7 +196,10 @@ class LexicalIndex:
         if log_path.exists():
             with open(log_path, "rb") as handle:
                 good_bytes = index._replay_log(handle, start, None)
-            if good_bytes != log_path.stat().st_size:
+                size = os.fstat(handle.fileno()).st_size
+                if good_bytes != size and _whole_line_at(handle, good_bytes):
+                    _note_cut(directory, log_path, good_bytes, size)  # damage, not a torn tail
+            if good_bytes != size:
                 os.truncate(log_path, good_bytes)
         index._log = open(log_path, "a", encoding="utf-8")
         committed = index._read_committed()
@@ -629,6 +670,10 @@ class LexicalIndex:
     def has(self, key: str) -> bool:
         """Whether ``key`` is indexed."""
         return key in self._slots()
+
+    def keys(self) -> list[str]:
+        """Every indexed key."""
+        return list(self._slots())
 
     def __len__(self) -> int:
         return self._count
