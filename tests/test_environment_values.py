@@ -76,3 +76,12 @@ def test_an_absolute_cache_is_kept_and_a_relative_xdg_one_ignored(monkeypatch, t
     monkeypatch.setenv("HOME", str(tmp_path / "me"))
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
     assert cache_dir() == tmp_path / "me" / ".cache" / "attention-cloud"
+
+
+def test_scripts_test_refuses_an_empty_worker_count():
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["bash", str(root / "scripts" / "test"), "--version"], cwd=root,
+                          env={**os.environ, "ATC_TEST_WORKERS": ""}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "scripts/test: ATC_TEST_WORKERS must be a whole number, not ''"
