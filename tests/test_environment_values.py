@@ -85,3 +85,19 @@ def test_scripts_test_refuses_an_empty_worker_count():
                           text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip() == "scripts/test: ATC_TEST_WORKERS must be a whole number, not ''"
+
+
+def test_a_hook_meeting_an_unreadable_value_says_so_in_the_homes_log(tmp_path):
+    """A hook never fails (Claude Code reads status 2 as a block): it prints the one line and
+    exits 0, and, as stderr is seldom seen from a hook, logs it in the home's hooks.log."""
+    home = tmp_path / "home"
+    home.mkdir()
+    payload = '{"prompt": "why do retries fail", "session_id": "s1", "cwd": "/tmp"}'
+    done = subprocess.run([ATC, "hook", "user-prompt", "--home", str(home)], input=payload,
+                          env={**os.environ, "ATC_HOOK_SERVER": "of"}, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("atc: ATC_HOOK_SERVER must be one of") and "'of'" in line
+    logged = (home / "hooks.log").read_text()
+    assert "ATC_HOOK_SERVER must be one of" in logged
