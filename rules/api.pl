@@ -12,6 +12,7 @@
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
             api_rule_predicates/2,      % +Text, -Indicators
             api_rule_predicates/3,      % +Name, +Text, -Indicators
+            api_rule_predicate_texts/3, % +Name, +Text, -Texts
             api_query/4,                % +GoalText, +Options, -Solutions, -More
             api_stopped/1,              % -Reason
             interrupt_signal/1,         % +Signal
@@ -1551,6 +1552,13 @@ api_rule_predicates(Name, Text, Indicators) :-
     findall(N/A, ( member(C, Clauses), clause_head_(C, H), callable(H), functor(H, N, A) ),
             PIs0),
     sort(PIs0, Indicators).
+
+%!  api_rule_predicate_texts(+Name, +Text:string, -Texts:list(string)) is det.
+%   As api_rule_predicates/3, each indicator written as writeq/1 writes it (`'Plane X'/1`,
+%   `(-)/2`): what `atc rules list` shows can be pasted back into a goal.
+api_rule_predicate_texts(Name, Text, Texts) :-
+    api_rule_predicates(Name, Text, Indicators),
+    maplist(pi_text_, Indicators, Texts).
 
 read_clauses_(S, Clauses) :-
     read_term(S, T, []),

@@ -73,7 +73,8 @@ async def _session(home: Path, env: dict | None = None):
     """An initialized SDK client session with a new `atc mcp` server process."""
     params = StdioServerParameters(command=ATC, args=["mcp"],
                                    env={"ATC_HOME": str(home),
-                                        "ATC_PROLOG": os.environ.get("ATC_PROLOG", ""),
+                                        **({"ATC_PROLOG": os.environ["ATC_PROLOG"]}
+                                           if "ATC_PROLOG" in os.environ else {}),
                                         **(env or {})})
     with open(os.devnull, "w") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):

@@ -948,6 +948,7 @@ class Memory:
             raise PrologError(f"rule {name} rejected: {exc}", exc.term) from exc
         if not defined:  # an empty file, or comments only: saved, it was listed with no predicate
             raise UsageError(f"rule {name} rejected: {shown} defines no predicate")
+        _refuse_builtin_walk_names(name, shown, defined)
         self.rules_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.rules_dir / f".{name}.tmp"
         tmp.write_text(text, encoding="utf-8")
@@ -1084,7 +1085,9 @@ class Memory:
 
     @serialised
     def item(self, handle: str) -> Item | None:
-        """The live journal item with this handle, or None."""
+        """The live journal item with this handle, or None where the home holds none (never
+        held, or forgotten): the one lookup that answers None rather than BadArgument, as a
+        caller checks what ``forget`` or retention left."""
         args.text("handle", handle)
         found = self.pl.once("atc_api:api_item", Atom(handle), Var())
         if not found:
@@ -1581,15 +1584,29 @@ def _rule_files_in(folder: Path) -> list[Path]:
                   if RULE_NAME.fullmatch(p.stem)) if folder.is_dir() else []
 
 
+def _refuse_builtin_walk_names(name: str, shown: str, defined: list[Term]) -> None:
+    """UsageError when a new rule defines ``W/2`` for a built-in walk ``W`` (entity_walk): a
+    walk is taken by its name, the built-in first, so such a rule would never run. Checked when
+    a rule is added only: a home already holding one still loads."""
+    from .hydration import BUILTIN_WALKS
+
+    for indicator in defined:
+        walk, arity = str(indicator.args[0]), indicator.args[1]
+        if walk in BUILTIN_WALKS and arity == 2:
+            raise UsageError(f"rule {name} rejected: {shown} defines {walk}/2, the built-in "
+                             f"walk's name (walk={walk} runs the built-in one, never this "
+                             "rule): give the walk another name")
+
+
 def _saved_rules(pl: Prolog, files: list[Path]) -> list[dict[str, Any]]:
     out = []
     for path in files:
         entry: dict[str, Any] = {"name": path.stem, "bytes": path.stat().st_size,
                                  "predicates": []}
         try:
-            (preds,) = pl.once("atc_api:api_rule_predicates", str(path),
+            (preds,) = pl.once("atc_api:api_rule_predicate_texts", str(path),
                                path.read_text(encoding="utf-8"), Var())
-            entry["predicates"] = [f"{p.args[0]}/{p.args[1]}" for p in preds]
+            entry["predicates"] = [str(p) for p in preds]   # as writeq writes them
         except UnicodeDecodeError as exc:
             entry["error"] = f"{path}: not UTF-8 ({exc})"
         except PrologError as exc:

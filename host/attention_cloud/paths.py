@@ -36,10 +36,13 @@ def cache_dir() -> Path:
     absolute path: ``$ATC_CACHE``, else ``$XDG_CACHE_HOME/attention-cloud`` where that is
     absolute (the XDG spec ignores a relative one), else ``~/.cache/attention-cloud``, else,
     where no home folder resolves, :func:`scratch_dir` (a relative path would put the cache
-    in whatever folder a command was started from)."""
-    base = os.environ.get("ATC_CACHE")
-    if base:
-        return Path(os.path.abspath(base))
+    in whatever folder a command was started from). An empty or relative ``$ATC_CACHE`` is a
+    UsageError: the user named a folder on purpose, so it is not ignored as XDG's is."""
+    from .environment import absolute_folder
+
+    base = absolute_folder("ATC_CACHE")
+    if base is not None:
+        return Path(os.path.normpath(base))
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(xdg):
         return Path(xdg) / "attention-cloud"

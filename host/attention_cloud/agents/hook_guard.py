@@ -67,8 +67,14 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
         if home is not None:
             log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
         click.echo(exc.line() if isinstance(exc, OneLineError) else f"atc: {message}", err=True)
-    except AtcError as exc:   # raised before the hook's own guard runs (an empty $ATC_HOME)
-        click.echo(f"atc: {one_line(exc, 'cli')}", err=True)
+    except AtcError as exc:   # raised before the hook's own guard runs (an empty $ATC_HOME,
+        # an ATC_* value that cannot be read): logged too, where a home is named, as stderr
+        # is seldom seen from a hook
+        message = one_line(exc, 'cli')
+        home = _home_named(args)
+        if home is not None:
+            log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
+        click.echo(f"atc: {message}", err=True)
     except (click.Abort, SystemExit):
         pass
     sys.exit(0)

@@ -35,10 +35,11 @@ MIN_TOKEN_CHARS = 16
 def server_token(home: Path) -> tuple[str, str]:
     """The token the HTTP server requires, and where it came from (the variable's name or
     the file's path). UsageError when ``$ATC_MCP_TOKEN`` is set but too short or not ASCII
-    printable; HomeError when the home cannot keep the token it makes."""
-    given = os.environ.get(TOKEN_ENV)
-    if given is not None and given.strip():
-        token = given.strip()
+    printable, or set to nothing; HomeError when the home cannot keep the token it makes."""
+    from ..environment import setting
+
+    token = setting(TOKEN_ENV)
+    if token is not None:
         if len(token) < MIN_TOKEN_CHARS or not _printable(token):
             raise UsageError(f"${TOKEN_ENV} must be at least {MIN_TOKEN_CHARS} printable ASCII "
                              "characters without spaces")

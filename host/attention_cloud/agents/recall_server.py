@@ -67,9 +67,11 @@ def _address(path: Path) -> Iterator[str]:
 
 
 def enabled() -> bool:
-    """False when ``ATC_HOOK_SERVER=off`` (or 0/no/false)."""
-    return os.environ.get("ATC_HOOK_SERVER", "").strip().lower() not in ("off", "0", "no",
-                                                                          "false")
+    """False when ``ATC_HOOK_SERVER=off`` (or 0/no/false); UsageError for a value that is
+    none of :data:`~attention_cloud.environment.SWITCH_WORDS` (a typo, or set to nothing)."""
+    from ..environment import SWITCH_WORDS, choice
+
+    return choice("ATC_HOOK_SERVER", SWITCH_WORDS) is not False
 
 
 def ask(home: Path, message: dict[str, Any], *, timeout: float = ANSWER_TIMEOUT_S) -> dict | None:

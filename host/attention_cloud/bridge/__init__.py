@@ -13,12 +13,12 @@ Example::
 """
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import BridgeError, HomeError, PrologError
+from ..environment import choice, count
+from ..errors import HomeError, PrologError
 from .terms import Atom, Term, Var, pair, to_plain
 
 __all__ = ["Prolog", "get_prolog", "choose_backend", "Atom", "Term", "Var", "pair", "to_plain",
@@ -29,11 +29,10 @@ _instance: "Prolog | None" = None
 
 
 def choose_backend() -> tuple[str, str]:
-    """Return ``(backend, reason)`` for this process: forced by ``ATC_PROLOG`` or detected."""
-    forced = os.environ.get("ATC_PROLOG", "").strip().lower()
+    """Return ``(backend, reason)`` for this process: forced by ``ATC_PROLOG`` or detected.
+    UsageError for an ``ATC_PROLOG`` that names neither backend (empty included)."""
+    forced = choice("ATC_PROLOG", {"janus": "janus", "pyswip": "pyswip"})
     if forced:
-        if forced not in ("janus", "pyswip"):
-            raise BridgeError(f"ATC_PROLOG must be 'janus' or 'pyswip', not {forced!r}")
         return forced, f"forced by ATC_PROLOG={forced}"
     from .janus_engine import janus_status
 
@@ -193,6 +192,8 @@ def get_prolog() -> Prolog:
     with _lock:
         if _instance is None:
             backend, reason = choose_backend()
+            # rules/grants.pl reads it; checked here, where a typo can still be said
+            count("ATC_READER_SET_LIMIT")
             if backend == "janus":
                 from .janus_engine import JanusEngine
 
