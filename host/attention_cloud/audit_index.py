@@ -22,6 +22,7 @@ import base64
 import json
 import os
 import zlib
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -75,15 +76,16 @@ class ReaderIndexes:
         entries it adds first; the index is updated as if they were written."""
         reader = str(event.get("reader"))
         table = self.numbers.setdefault(reader, {})
-        first = max(table.values(), default=-1) + 1
-        new = [f for f in _unique(facts) if _pair(f) not in table]
+        pairs = list(map(_pair, facts))
+        new = sorted(set(pairs).difference(table), key=lambda p: (str(p[0]), str(p[1])))
         out = b""
         if new:
             index = {"time": event["time"], "event": "read_index", "reader": reader,
-                     "first": first, "facts": new}
+                     "first": max(table.values(), default=-1) + 1,
+                     "facts": [{"handle": h, "level": level} for h, level in new]}
             out += _line(index)
             self.learn(index)
-        numbers = {table[_pair(f)] for f in facts}
+        numbers = set(map(table.__getitem__, pairs))
         out += _line({**event, "fact_count": len(numbers), "fact_bits": _bits(numbers)})
         return out
 
@@ -106,15 +108,14 @@ def expand_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             {"facts": facts}
 
 
-def _unique(facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    seen: dict[Pair, dict[str, Any]] = {}
-    for fact in facts:
-        seen.setdefault(_pair(fact), {"handle": fact.get("handle"), "level": fact.get("level")})
-    return list(seen.values())
-
-
 def _pair(fact: dict[str, Any]) -> Pair:
-    return (fact.get("handle"), fact.get("level"))
+    try:
+        return _HANDLE_LEVEL(fact)
+    except KeyError:
+        return (fact.get("handle"), fact.get("level"))
+
+
+_HANDLE_LEVEL = itemgetter("handle", "level")
 
 
 #: A number the index lacks (its line lost): the read stays counted, its record unnamed.
@@ -122,10 +123,10 @@ _UNNAMED = {"handle": None, "level": None}
 
 
 def _bits(numbers: set[int]) -> str:
-    bitmap = bytearray((max(numbers, default=-1) + 8) // 8)
-    for n in numbers:
-        bitmap[n // 8] |= 1 << (n % 8)
-    return base64.b64encode(zlib.compress(bytes(bitmap), 9)).decode("ascii")
+    bits = sum(1 << n for n in numbers) if len(numbers) < 64 else \
+        int("".join("1" if n in numbers else "0" for n in range(max(numbers), -1, -1)), 2)
+    bitmap = bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+    return base64.b64encode(zlib.compress(bitmap, 6)).decode("ascii")
 
 
 def _numbers(bits: Any) -> list[int]:
