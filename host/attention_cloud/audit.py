@@ -4,7 +4,8 @@ Every read a grantee makes (a frame, a query, ``show``, a receipt), every declas
 every audited erasure appends one line: an object with ``event``, ``time`` (ISO 8601 UTC) and
 the event's own keys (``reader``, ``op``, ``goal``, ``facts`` of ``{"handle", "level"}`` for a
 read; ``who`` and ``why`` for a declassification). The log holds handles, goals and reasons,
-never the text of an item. ``atc audit`` reads it.
+never the text of an item. ``atc audit`` reads it. A read naming many records names them by
+number over its reader's index (:mod:`.audit_index`); :func:`read_events` lists them again.
 
 Example::
 
