@@ -122,3 +122,21 @@ def test_a_one_record_read_after_a_torn_last_line_is_still_audited(home):
         reader_show(memory, "bob", one)
     (read,) = _audited_reads(path)[-1:]
     assert read["op"] == "show" and read["facts"] == [{"handle": one, "level": "L0"}]
+
+
+def test_every_fact_a_read_names_comes_back_whole(tmp_path):
+    """A frame's facts and the records it left beyond its budget (``beyond: true``) at their
+    levels, the same record in both forms, come back from the log as they were given."""
+    from attention_cloud.audit import append_event, read_events
+
+    facts = [{"handle": f"it_{n:016x}", "level": "L1"} for n in range(40)]
+    beyond = [{"handle": f"it_{n:016x}", "level": "L2", "beyond": True} for n in range(30, 50)]
+    for named in (facts + beyond, beyond + facts[:5], facts):
+        append_event(tmp_path, {"event": "read", "reader": "bob", "op": "hydrate",
+                                "goal": "g", "facts": named, "via": "serve"})
+    key = lambda f: json.dumps(f, sort_keys=True)  # noqa: E731
+    reads = list(read_events(tmp_path, reader="bob"))
+    assert [sorted(map(key, r["facts"])) for r in reads] == \
+        [sorted(map(key, named)) for named in (facts + beyond, beyond + facts[:5], facts)]
+    assert all(set(r) == {"time", "event", "reader", "op", "goal", "facts", "via"}
+               for r in reads)

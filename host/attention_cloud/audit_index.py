@@ -29,7 +29,8 @@ from typing import Any, Iterable, Iterator
 #: Reads naming at most this many records list them on their line as they always have.
 PLAIN_FACTS_MAX = 32
 
-Pair = tuple[Any, Any]
+#: A fact's key in a reader's index: (handle, level), and its other keys (``beyond``) as JSON.
+Pair = tuple[Any, ...]
 
 
 class ReaderIndexes:
@@ -70,6 +71,7 @@ class ReaderIndexes:
             if isinstance(fact, dict):
                 table.setdefault(_pair(fact), number)
                 entries[number] = fact  # as written, or as an erasure redacted it
+                # (two redacted entries can share a key: numbers go on from the entries)
 
     def lines_for(self, event: dict[str, Any], facts: list[dict[str, Any]]) -> bytes:
         """The line(s) that record ``event`` (a read) naming ``facts`` compactly, the index
@@ -77,12 +79,13 @@ class ReaderIndexes:
         reader = str(event.get("reader"))
         table = self.numbers.setdefault(reader, {})
         pairs = list(map(_pair, facts))
-        new = sorted(set(pairs).difference(table), key=lambda p: (str(p[0]), str(p[1])))
+        new = sorted(set(pairs).difference(table), key=lambda p: tuple(map(str, p)))
         out = b""
         if new:
+            written = dict(zip(pairs, facts))
             index = {"time": event["time"], "event": "read_index", "reader": reader,
-                     "first": max(table.values(), default=-1) + 1,
-                     "facts": [{"handle": h, "level": level} for h, level in new]}
+                     "first": max(self.entries.get(reader, {}), default=-1) + 1,
+                     "facts": [written[p] for p in new]}
             out += _line(index)
             self.learn(index)
         numbers = set(map(table.__getitem__, pairs))
@@ -109,10 +112,13 @@ def expand_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def _pair(fact: dict[str, Any]) -> Pair:
-    try:
-        return _HANDLE_LEVEL(fact)
-    except KeyError:
-        return (fact.get("handle"), fact.get("level"))
+    if len(fact) == 2:
+        try:
+            return _HANDLE_LEVEL(fact)
+        except KeyError:
+            pass
+    rest = {k: v for k, v in fact.items() if k not in ("handle", "level")}
+    return (fact.get("handle"), fact.get("level"), json.dumps(rest, sort_keys=True))
 
 
 _HANDLE_LEVEL = itemgetter("handle", "level")
