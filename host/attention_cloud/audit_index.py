@@ -78,7 +78,7 @@ class ReaderIndexes:
         entries it adds first; the index is updated as if they were written."""
         reader = str(event.get("reader"))
         table = self.numbers.setdefault(reader, {})
-        pairs = list(map(_pair, facts))
+        pairs = _pairs(facts)
         new = sorted(set(pairs).difference(table), key=lambda p: tuple(map(str, p)))
         out = b""
         if new:
@@ -109,6 +109,16 @@ def expand_events(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         facts.sort(key=lambda f: (str(f.get("handle")), str(f.get("level"))))
         yield {k: v for k, v in event.items() if k not in ("fact_bits", "fact_count")} | \
             {"facts": facts}
+
+
+def _pairs(facts: list[dict[str, Any]]) -> list[Pair]:
+    """Each fact's key; in C when every fact is just a handle and a level (a query's)."""
+    if set(map(len, facts)) == {2}:
+        try:
+            return list(map(_HANDLE_LEVEL, facts))
+        except KeyError:
+            pass
+    return list(map(_pair, facts))
 
 
 def _pair(fact: dict[str, Any]) -> Pair:
