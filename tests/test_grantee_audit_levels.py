@@ -43,8 +43,8 @@ def home(tmp_path_factory):
 
 
 def _last_read(home) -> dict:
-    lines = (home / "audit.jsonl").read_text(encoding="utf-8").splitlines()
-    return json.loads(lines[-1])
+    from attention_cloud.audit import read_events
+    return list(read_events(home))[-1]
 
 
 @pytest.mark.parametrize("reader,goal,level", [

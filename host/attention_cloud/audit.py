@@ -4,7 +4,8 @@ Every read a grantee makes (a frame, a query, ``show``, a receipt), every declas
 every audited erasure appends one line: an object with ``event``, ``time`` (ISO 8601 UTC) and
 the event's own keys (``reader``, ``op``, ``goal``, ``facts`` of ``{"handle", "level"}`` for a
 read; ``who`` and ``why`` for a declassification). The log holds handles, goals and reasons,
-never the text of an item. ``atc audit`` reads it.
+never the text of an item. ``atc audit`` reads it. A read naming many records names them by
+number over its reader's index (:mod:`.audit_index`); :func:`read_events` lists them again.
 
 Example::
 
@@ -17,12 +18,15 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from .errors import UsageError
-from .line_files import append_line
+from .audit_index import PLAIN_FACTS_MAX, ReaderIndexes, expand_events
+from .line_files import append_composed, append_line
 
 AUDIT_FILE = "audit.jsonl"
+#: Each audit log's readers' indexes in this process, by the log's path.
+_INDEXES: dict[str, ReaderIndexes] = {}
 
 
 def utc_now() -> str:
@@ -34,8 +38,22 @@ def append_event(home: Path, event: dict[str, Any]) -> dict[str, Any]:
     """Append one event to the home's audit log (one line, fsynced before returning);
     ``time`` is added when missing. Returns the event as written."""
     record = {"time": utc_now(), **event}
+    path = Path(home) / AUDIT_FILE
+    facts = record.get("facts")
+    if record.get("event") == "read" and isinstance(facts, list) and \
+            len(facts) > PLAIN_FACTS_MAX:
+        # many records: named once per reader in the log, by number after (audit_index)
+        indexes = _INDEXES.setdefault(str(path.resolve()), ReaderIndexes())
+        compact = {k: v for k, v in record.items() if k != "facts"}
+
+        def compose() -> bytes:
+            indexes.catch_up(path)
+            return indexes.lines_for(compact, facts)
+
+        append_composed(path, compose)
+        return record
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
-    append_line(Path(home) / AUDIT_FILE, line)
+    append_line(path, line)
     return record
 
 
@@ -50,17 +68,22 @@ def read_events(home: Path, *, reader: str | None = None,
     if not path.exists():
         return
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
+        for event in expand_events(_parsed_lines(fh)):
             if reader is not None and reader not in (event.get("reader"), event.get("who")):
                 continue
             if since is not None and str(event.get("time", "")) < since:
                 continue
+            yield event
+
+
+def _parsed_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Each line that holds a JSON object, parsed (a torn or garbled line is skipped)."""
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
             yield event
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 from pathlib import Path
+from typing import Callable
 
 
 def append_line(path: Path, line: bytes, *, fsync: bool = True, rotate_past: int | None = None,
@@ -17,8 +18,17 @@ def append_line(path: Path, line: bytes, *, fsync: bool = True, rotate_past: int
     is ``path`` once the lock is held; with ``fsync`` durable before returning. With
     ``rotate_past`` and ``rotated``, a file over that many bytes is first renamed to
     ``rotated`` (under the same lock, so no append goes to the renamed file)."""
+    append_composed(path, lambda: line, fsync=fsync, rotate_past=rotate_past, rotated=rotated)
+
+
+def append_composed(path: Path, compose: Callable[[], bytes], *, fsync: bool = True,
+                    rotate_past: int | None = None, rotated: Path | None = None) -> None:
+    """As :func:`append_line`, the bytes given by ``compose()`` called once the lock is held
+    (so what it reads of ``path`` is what the bytes follow: no other append comes between).
+    After a torn last line (a crash mid-write) the bytes start a line of their own: joined to
+    it they were one garbled line, and lost with it."""
     while True:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -30,7 +40,9 @@ def append_line(path: Path, line: bytes, *, fsync: bool = True, rotate_past: int
                     os.fstat(fd).st_size > rotate_past:
                 os.replace(path, rotated)
                 continue
-            os.write(fd, line)
+            size = os.fstat(fd).st_size
+            torn = size > 0 and os.pread(fd, 1, size - 1) != b"\n"
+            os.write(fd, (b"\n" if torn else b"") + compose())
             if fsync:
                 os.fsync(fd)
             return
