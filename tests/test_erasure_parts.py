@@ -37,8 +37,9 @@ def test_a_forgotten_turn_that_splits_between_two_speakers_stays_forgotten(home:
     turn and appending `Tomás: ok` made him a speaker: the next ingest gave Priya's card line
     back as an item of its own (only the digest of the whole forgotten text was kept)."""
     chat = tmp_path / "chat.txt"
-    # Tomás's one line comes last (a reply between two of Priya's lines is a turn at once)
-    chat.write_text("Priya: the blue one\nPriya: my card number is 4111 1111\n"
+    # Tomás's one line comes last (a reply between two of Priya's lines is a turn at once),
+    # under a turn of two lines (in a file of nothing but speaker lines it is a turn at once)
+    chat.write_text("Priya: the blue one\nwith the stripes\nPriya: my card number is 4111 1111\n"
                     "Tomás: which bank?\n", encoding="utf-8")
     run(home, "ingest", str(chat))
     assert "my card number is 4111 1111\nTomás: which bank?" in texts(home)
@@ -47,7 +48,7 @@ def test_a_forgotten_turn_that_splits_between_two_speakers_stays_forgotten(home:
         fh.write("Tomás: ok\n")
     report = json.loads(run(home, "ingest", str(chat), "--format-output", "json"))
     assert report["forgotten"] == 2                   # both parts of the forgotten turn
-    assert texts(home) == ["ok", "the blue one"]
+    assert texts(home) == ["ok", "the blue one\nwith the stripes"]
     assert files_holding(home, b"4111 1111") == []
     assert files_holding(home, b"which bank") == []
 
@@ -58,14 +59,15 @@ def test_a_forgotten_turn_split_between_bold_or_unspaced_speakers_stays_forgotte
     """The same, with the speakers' names in bold or without a space after the colon: the
     second part's line is the forgotten line after its name."""
     chat = tmp_path / "chat.txt"
-    chat.write_text(f"{priya}hello\n{priya}the blue one\n{priya}my card number is 4111 1111\n"
+    chat.write_text(f"{priya}hello\nthere\n{priya}the blue one\n"
+                    f"{priya}my card number is 4111 1111\n"
                     f"{tomas}which bank?\n", encoding="utf-8")
     run(home, "ingest", str(chat), "--format", "text")
     run(home, "forget", "--query", 'item_text(H, T), sub_string(T, _, _, _, "4111")', "--yes")
     with chat.open("a", encoding="utf-8") as fh:
         fh.write(f"{tomas}ok\n")
     run(home, "ingest", str(chat), "--format", "text")
-    assert texts(home) == ["hello", "ok", "the blue one"]
+    assert texts(home) == ["hello\nthere", "ok", "the blue one"]
     assert files_holding(home, b"which bank") == []
 
 
@@ -75,7 +77,8 @@ def test_a_part_of_a_forgotten_turn_that_goes_on_below_stays_forgotten(home: Pat
     of his own that goes on with lines appended below it. That part is refused with what was
     appended to it (as a forgotten turn that goes on is), and the turns after it are kept."""
     chat = tmp_path / "chat.txt"
-    chat.write_text("Priya: hello\nAnn: hi\nPriya: hi there\nTomás: my card number is 4111 1111\n",
+    chat.write_text("Priya: hello\nall\nAnn: hi\nPriya: hi there\n"
+                    "Tomás: my card number is 4111 1111\n",
                     encoding="utf-8")
     with Memory.open(home) as mem:
         mem.ingest([chat], format="text")
@@ -85,7 +88,8 @@ def test_a_part_of_a_forgotten_turn_that_goes_on_below_stays_forgotten(home: Pat
             fh.write("it is the blue one\nTomás: ok\n")
         report = mem.ingest([chat], format="text")
         assert report.forgotten == 2
-        assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["hello", "hi", "ok"]
+        texts_now = sorted(r["T"] for r in mem.query("item_text(H, T)").rows)
+        assert texts_now == ["hello\nall", "hi", "ok"]
     assert files_holding(home, b"4111 1111") == []
 
 
@@ -131,7 +135,7 @@ def test_a_follower_open_while_another_process_forgets_never_takes_the_parts(hom
     import sys
 
     chat = tmp_path / "chat.txt"
-    chat.write_text("Priya: the blue one\nPriya: my card number is 4111 1111\n"
+    chat.write_text("Priya: the blue one\nwith the stripes\nPriya: my card number is 4111 1111\n"
                     "Tomás: which bank?\n", encoding="utf-8")
     with Memory.open(home) as mem:
         mem.ingest([chat])
@@ -144,7 +148,8 @@ def test_a_follower_open_while_another_process_forgets_never_takes_the_parts(hom
             fh.write("Tomás: ok\n")
         mem.acquire(wait=0)                       # the next batch
         assert mem.ingest([chat]).forgotten == 2
-        assert sorted(r["T"] for r in mem.query("item_text(H, T)").rows) == ["ok", "the blue one"]
+        texts_now = sorted(r["T"] for r in mem.query("item_text(H, T)").rows)
+        assert texts_now == ["ok", "the blue one\nwith the stripes"]
     assert files_holding(home, b"4111 1111") == []
 
 
@@ -221,7 +226,7 @@ def test_a_session_forgotten_whole_gives_back_none_of_its_turns_when_its_file_gr
     the turn above) speak again, and split the forgotten turns into parts; only the turns
     written after the erasure are taken."""
     chat = tmp_path / "chat.txt"
-    chat.write_text("Priya: hello\nPriya: my card number is 4111 1111\nAnn: hi\n"
+    chat.write_text("Priya: hello\nthere\nPriya: my card number is 4111 1111\nAnn: hi\n"
                     "Tomás: which bank?\n", encoding="utf-8")
     run(home, "ingest", str(chat), "--format", "text")
     assert "my card number is 4111 1111\nAnn: hi\nTomás: which bank?" in texts(home)

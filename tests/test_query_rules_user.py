@@ -181,15 +181,15 @@ def test_a_missing_or_unreadable_rules_file_is_one_line_for_a_grantee_too(chat_h
 def test_a_folder_given_as_rules_to_the_api_is_one_line(chat_home, tmp_path):
     """`Memory.query(goal, rules=folder)` (and `rules=""`, the current folder) was a bare
     IsADirectoryError from os.fdopen, a traceback under `atc`, not the one UsageError a
-    missing file gives."""
+    missing file gives; `rules=""` is now refused as empty, as `--rules ""` is."""
     from attention_cloud import Memory
     from attention_cloud.errors import UsageError
 
     with Memory.open(chat_home) as mem:
-        for folder in (tmp_path, ""):
+        for folder, said in ((tmp_path, "rules file not found"), ("", "must not be empty")):
             for call in (lambda: mem.query("true", rules=folder),
                          lambda: mem.hydrate("retries", rules=folder)):
-                with pytest.raises(UsageError, match="rules file not found"):
+                with pytest.raises(UsageError, match=said):
                     call()
 
 
