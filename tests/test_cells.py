@@ -609,10 +609,10 @@ def test_the_walk_follows_a_cells_members_as_they_change(topical: Memory, tmp_pa
 
 
 def test_a_time_windows_kept_items_follow_writes_and_forgets(topical: Memory, tmp_path: Path):
-    from attention_cloud.bridge import Atom
+    from attention_cloud.bridge import Atom, pair
 
     def window() -> list[str]:  # February 2026, as a goal naming that month reads it
-        (text,) = topical.pl.once("atc_hydrate:window_group_", 1769904000, 1772323199,
+        (text,) = topical.pl.once("atc_hydrate:window_group_", [pair(1769904000, 1772323199)],
                                   Atom("default"), Atom("none"), _var())  # the owner's
         return [h for h in str(text).split("\n") if h]
 
