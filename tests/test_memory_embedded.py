@@ -309,8 +309,7 @@ def test_grantee_reads_from_two_threads_audit_each_read_as_its_own(tmp_path):
     granted nothing, asks a goal that reads no record. The sharing functions ran outside the
     API lock, so carol's read could be logged with the records bob's read had just noted
     (the owner's ledger said carol read them) and bob's with none."""
-    import json
-
+    from attention_cloud.audit import read_events
     from attention_cloud.sharing import add_grant, add_principal, reader_query
 
     home = _home(tmp_path)
@@ -337,7 +336,7 @@ def test_grantee_reads_from_two_threads_audit_each_read_as_its_own(tmp_path):
         for t in threads:
             t.join(300)
         assert not failures, failures
-    events = [json.loads(line) for line in (home / "audit.jsonl").read_text().splitlines()]
+    events = list(read_events(home))  # the log's reads, each with its facts (audit_index.py)
     carol = [e for e in events if e.get("reader") == "carol"]
     bob = {len(e["facts"]) for e in events if e.get("reader") == "bob"}
     assert len(carol) == 40 and all(e["facts"] == [] for e in carol)
