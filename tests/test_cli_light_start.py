@@ -45,6 +45,17 @@ def test_stats_opens_a_home_without_numpy_faiss_or_the_date_parser(tmp_path):
     assert json.loads(out.stdout.splitlines()[-1]) == []
 
 
+def test_the_help_imports_no_reader_nor_the_date_parser():
+    """`atc --help` names every command, the watcher's too: its file table imported the HTML
+    page readers at the top, and with them the transcript readers and dateutil (~0.15 s of
+    CPU at every `atc` start that mounts `atc watch`; the suite's user CPU grew by a third)."""
+    out = subprocess.run([sys.executable, "-c", COMMAND_PROBE, "--help"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "watch" in out.stdout
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+
+
 def test_a_query_that_never_searches_imports_no_numpy(tmp_path):
     """`atc query GOAL` registers the home's search (nearest/3 may be in the goal): the
     search's module imported numpy at the top, ~0.1 s of CPU for a goal that never uses it."""

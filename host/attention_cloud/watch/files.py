@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from ..ingest.chat_pages import is_page, page_problem
-from ..ingest.source import WALKED_SUFFIXES, HomesWithin, find_transcripts, skipped_within
+from ..ingest.source import (PAGE_SUFFIXES, WALKED_SUFFIXES, HomesWithin, find_transcripts,
+                             skipped_within)
 
 State = tuple[int, int, int, int]
 
@@ -106,7 +106,12 @@ class FileTable:
                 self.files.pop(path, None)
                 self.problems.pop(path, None)
                 continue
-            if isinstance(state, tuple) and is_page(path) and path not in self.roots:
+            if (isinstance(state, tuple) and path.suffix.lower() in PAGE_SUFFIXES
+                    and path not in self.roots):
+                # imported here: the page readers bring the date parser, and every `atc`
+                # start imports this module (~0.15 s of CPU a process at module level)
+                from ..ingest.chat_pages import page_problem
+
                 state = page_problem(path) or state  # a web page beside a chat: left out
             if isinstance(state, str):
                 self.files.pop(path, None)
