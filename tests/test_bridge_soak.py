@@ -58,3 +58,24 @@ def test_every_kind_of_call_stays_flat(backend):
     assert sum(k["calls"] for k in result["kinds"].values()) >= 100_000
     assert {k["warm"] for k in result["kinds"].values()} == {warm}
     assert soak.leaks(result) == []
+
+
+def test_a_one_off_step_is_not_a_leak_and_a_steady_growth_is():
+    """A kind's RSS that jumps once (the allocator taking a new arena) passes; one that grows
+    by the same again over as many more calls fails, with both spans in the message."""
+    soak = _soak_module()
+    held: list[bytearray] = []
+
+    def one_off(i):
+        if i == 10 and not held:
+            held.append(bytearray(24 << 20))  # touched: 24 MB resident at once, then no more
+            held[0][::4096] = b"x" * len(held[0][::4096])
+
+    def steady(i):
+        held.append(bytearray(1000))  # 20 MB over 20,000 calls, and 20 more over the next
+
+    kinds = {"one-off": soak._measure(one_off, 20_000, 0),
+             "steady": soak._measure(steady, 20_000, 0)}
+    found = soak.leaks({"rc": 0, "kinds": kinds})
+    assert [f.split(":")[0] for f in found] == ["steady"]
+    assert "then" in found[0] and kinds["one-off"].get("confirmed") is False
