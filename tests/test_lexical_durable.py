@@ -11,34 +11,21 @@ old one and its folder after, as the vector store's manifest and config.json are
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from attention_cloud import home as home_module
 from attention_cloud.embed.lexical import LexicalIndex
 
 
-def _durability_events(monkeypatch) -> list[tuple[str, str]]:
-    events: list[tuple[str, str]] = []
-    real_fsync, real_replace = home_module.fsync_path, os.replace
-    monkeypatch.setattr(home_module, "fsync_path",
-                        lambda path: (events.append(("fsync", Path(path).name)), real_fsync(path)))
-    monkeypatch.setattr(os, "replace",
-                        lambda a, b: (events.append(("replace", Path(b).name)), real_replace(a, b)))
-    return events
-
-
 def test_committed_json_is_fsynced_before_it_replaces_the_old_and_its_folder_after(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, request) -> None:
     folder = tmp_path / "lexical"
     index = LexicalIndex.open(folder)
     index.add(["it_1"], ["the staging database is read-only on Fridays"])
-    events = _durability_events(monkeypatch)
+    events = request.getfixturevalue("durable_writes")  # from here on: the flush alone
     index.flush()
     at = events.index(("replace", "committed.json"))
     assert events[at - 1] == ("fsync", "committed.json.tmp")
     assert events[at + 1] == ("fsync", folder.name)
     index.close()
-    monkeypatch.undo()
     reader = LexicalIndex.open(folder, read_only=True)
     assert reader.has("it_1")  # what the durable committed.json names is what readers read
