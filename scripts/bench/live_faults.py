@@ -90,17 +90,24 @@ def events(log: Path) -> list[dict]:
     return out
 
 
-def settle(watcher: subprocess.Popen, log: Path, quiet: float = 12.0, limit: float = 600) -> None:
-    """Wait until the watcher's log has not grown for ``quiet`` seconds (it has read all)."""
+def settle(watcher: subprocess.Popen, log: Path, quiet: float = 12.0, limit: float = 900) -> None:
+    """Wait until this watcher has logged a batch and its log has not grown for ``quiet``
+    seconds since (it has read all: a first batch of a backlog may run longer than ``quiet``)."""
     end = time.monotonic() + limit
     size, since = -1, time.monotonic()
     while time.monotonic() < end and watcher.poll() is None:
         now = log.stat().st_size
         if now != size:
             size, since = now, time.monotonic()
-        elif time.monotonic() - since >= quiet:
+        elif time.monotonic() - since >= quiet and _batch_since_start(log):
             return
         time.sleep(0.5)
+
+
+def _batch_since_start(log: Path) -> bool:
+    kinds = [e.get("event") for e in events(log)]
+    last_start = max((i for i, k in enumerate(kinds) if k == "start"), default=-1)
+    return "batch" in kinds[last_start + 1:]
 
 
 def stop(watcher: subprocess.Popen) -> int:
@@ -173,7 +180,7 @@ def probe_kill(work: Path, rng: random.Random, kills: int) -> None:
     watcher = start_watch([folder], home, log)
     killed = 0
     while feeder.poll() is None or killed < kills:   # all through the feed, at least kills
-        time.sleep(rng.uniform(2.0, 10.0))
+        time.sleep(rng.uniform(2.0, 25.0))  # some batches end between kills, some do not
         watcher.send_signal(signal.SIGKILL)
         watcher.wait()
         killed += 1
