@@ -140,6 +140,22 @@ def curated_hash_memory():
     return make
 
 
+@pytest.fixture
+def durable_writes(monkeypatch) -> list[tuple[str, str]]:
+    """The fsyncs (``home.fsync_path``, as ``("fsync", name)``) and renames (``os.replace``,
+    as ``("replace", target name)``) made from now on in this test, in order: a file replaced
+    durably shows its temporary file's fsync, its rename, then its folder's fsync."""
+    from attention_cloud import home as home_module
+
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = home_module.fsync_path, os.replace
+    monkeypatch.setattr(home_module, "fsync_path",
+                        lambda path: (events.append(("fsync", Path(path).name)), real_fsync(path)))
+    monkeypatch.setattr(os, "replace",
+                        lambda a, b: (events.append(("replace", Path(b).name)), real_replace(a, b)))
+    return events
+
+
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory):
     """A copy of a home built once per test process: ``built_home(key, build, dest)`` calls

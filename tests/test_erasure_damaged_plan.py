@@ -11,7 +11,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from click.testing import CliRunner
+
 from attention_cloud import Memory
+from attention_cloud.audit import read_events
+from attention_cloud.cli import main
 from test_erasure import ROOT, SECRET, curated, files_holding  # noqa: F401 - the fixture
 
 #: ``atc forget`` of one handle, killed as the erase batch has committed (before any purge).
@@ -56,3 +60,36 @@ def test_a_damaged_plan_with_no_erasure_in_the_journal_is_only_removed(curated):
         assert mem.item(secret) is not None
     assert not (home / "erasure.pending.json").exists()
     assert (home / "journal.pl").read_bytes() == journal  # nothing compacted for nothing
+
+
+def _forget_events(home) -> list[str]:
+    return [e["handle"] for e in read_events(home) if e.get("event") == "forget"]
+
+
+def test_finishing_a_damaged_plan_counts_only_the_items_it_erased(curated):
+    """The report named every item ever forgotten (every tombstone in the journal), so `atc
+    forget` said "finished an interrupted erasure of N items" of items long erased before."""
+    home, _, secret = curated
+    with Memory.open(home) as mem:
+        earlier = mem.query('item_text(H, T), sub_string(T, _, _, _, "idempotent now")').rows[0]["H"]
+        mem.forget([earlier], reason="test", who="ann")  # finished: its audit record is written
+    _kill_after_batch(home, secret)
+    (home / "erasure.pending.json").write_bytes(b"\xff\x00{\"hand")
+    run = CliRunner().invoke(main, ["forget", secret, "--yes", "--home", str(home)])
+    assert run.exit_code == 0, run.output
+    assert "finished an interrupted erasure of 1 items" in run.stderr
+    assert "forgot 0 items (1 already forgotten)" in run.stdout
+    assert files_holding(home, SECRET) == []
+    assert sorted(_forget_events(home)) == sorted([earlier, secret])  # each once
+
+
+def test_an_erasure_resumed_from_its_plan_writes_the_audit_record_of_its_items(curated):
+    """The killed run's batch had tombstoned its items, so the resumed run took them as
+    forgotten before it and wrote no `forget` event: `atc audit` never listed the erasure."""
+    home, _, secret = curated
+    _kill_after_batch(home, secret)
+    with Memory.open(home) as mem:
+        report = mem.finish_erasure()
+        assert report is not None and report.handles == [secret]
+    assert files_holding(home, SECRET) == []
+    assert _forget_events(home) == [secret]

@@ -3,6 +3,7 @@ committed batches past the bad line, is refused whole (never cut), by readers an
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -137,6 +138,12 @@ def test_a_commit_marker_torn_before_its_newline_does_not_cost_the_next_batch(th
     assert _live(copy) == 40
 
 
+#: For a process under a file-size limit: a module it compiles under the limit (one changed
+#: since the suite's byte-code was written, or imported late) had its .pyc cut short in the
+#: shared byte-code folder, and every later process importing it failed ("Aborted!").
+_NO_BYTECODE = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 @pytest.mark.parametrize("room", [1_500, 30_000, 120_000])
 def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp_path, room):
     """A file-size limit (RLIMIT_FSIZE, as a full disk refuses a write) hit in the journal, the
@@ -155,7 +162,7 @@ def test_a_full_disk_is_one_line_and_keeps_what_was_committed(three_batches, tmp
     for args in (("ingest", str(big)), ("remember", "the cache is warmed at six")):
         out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", *args,
                               "--home", str(home)], capture_output=True, text=True,
-                             timeout=120, preexec_fn=cap)
+                             timeout=120, preexec_fn=cap, env=_NO_BYTECODE)
         if out.returncode == 0:
             continue                                       # it fitted
         assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, \
@@ -207,7 +214,7 @@ def test_a_process_whose_write_was_refused_goes_on_writing_to_the_journal(three_
     limit = (home / "journal.pl").stat().st_size + 30_000
     done = subprocess.run([sys.executable, "-c", _KEEPS_WRITING, str(home), str(big),
                            str(three_batches[1][3]), str(limit)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=_NO_BYTECODE)
     assert done.returncode == 0, done.stderr[-800:]
     assert done.stdout.split() == ["10"]
     assert _live(home) == 40

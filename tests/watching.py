@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import threading
@@ -17,13 +18,24 @@ class WatchProcess:
     """``atc watch ARGS --home HOME --format-output OUT`` (json events parsed, text lines kept)."""
 
     def __init__(self, home: Path, *args: str, out: str = "json", debounce: str = "0.2",
-                 settle: str = "1.5") -> None:
+                 settle: str = "1.5", file_bytes: int | None = None) -> None:
+        """``file_bytes``: a file-size limit (RLIMIT_FSIZE, soft) on the watcher, as a full disk
+        refuses a write; :meth:`lift_file_limit` lifts it."""
+        def limit() -> None:
+            if file_bytes is not None:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (file_bytes, resource.RLIM_INFINITY))
+
         self.proc = subprocess.Popen([ATC, "watch", *args, "--home", str(home),
                                       "--format-output", out, "--debounce", debounce,
                                       "--settle", settle],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      # a watcher that hangs shows where (SIGABRT in stop())
-                                     env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+                                     env={**os.environ, "PYTHONFAULTHANDLER": "1",
+                                          # a .pyc cut short at the limit would break every
+                                          # later import of its module
+                                          **({"PYTHONDONTWRITEBYTECODE": "1"}
+                                             if file_bytes is not None else {})},
+                                     preexec_fn=limit if file_bytes is not None else None)
         self.parse = json.loads if out == "json" else (lambda line: line)
         self.events: list = []
         self.cond = threading.Condition()
@@ -54,6 +66,11 @@ class WatchProcess:
                 left = deadline - time.monotonic()
                 assert left > 0 and self.proc.poll() is None, (self.events, "".join(self.stderr))
                 self.cond.wait(min(left, 0.5))
+
+    def lift_file_limit(self) -> None:
+        """The file system takes writes again (see ``file_bytes``)."""
+        resource.prlimit(self.proc.pid, resource.RLIMIT_FSIZE,
+                         (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
 
     def batches_since(self, n: int) -> list[dict]:
         with self.cond:

@@ -76,6 +76,18 @@ def read_events(home: Path, *, reader: str | None = None,
             yield event
 
 
+def logged_forgets(home: Path) -> set[str]:
+    """The handles the log holds a ``forget`` event of (an erasure finished: its record is
+    written as the erasure's last step). Only lines naming ``"forget"`` are parsed: the log's
+    reads make up nearly all of it."""
+    path = Path(home) / AUDIT_FILE
+    if not path.exists():
+        return set()
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        return {str(event["handle"]) for event in _parsed_lines(l for l in fh if '"forget"' in l)
+                if event.get("event") == "forget" and "handle" in event}
+
+
 def _parsed_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """Each line that holds a JSON object, parsed (a torn or garbled line is skipped)."""
     for line in lines:

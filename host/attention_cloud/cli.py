@@ -10,7 +10,6 @@ import errno
 import functools
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -21,7 +20,7 @@ from .api_args import MAX_BUDGET
 from .cli_base import AtcGroup, OneLineError, errors_in_one_line
 from .closed_output import (flush_quietly, keep_working_when_output_closes,
                             stopping_quietly_when_output_closes)
-from .errors import AtcError, UsageError, one_line
+from .errors import AtcError, UsageError, one_line, write_refused
 from .formats import FORMAT_DESCRIPTIONS, UNDETECTED
 from .json_values import strict_json
 from .progress import ProgressDisplay
@@ -58,7 +57,7 @@ def _explaining_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     try:
         return fn(*args, **kwargs)
     except AtcError as exc:
-        refused = _write_refused(exc)
+        refused = write_refused(exc)
         if refused:
             raise OneLineError(_storage_message(refused), 1) from exc
         raise OneLineError(one_line(exc, "cli"), exc.exit_code) from exc
@@ -67,10 +66,10 @@ def _explaining_errors(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any
     except OSError as exc:
         if exc.errno in _PERMISSION_ERRNOS and exc.filename:
             raise OneLineError(_permission_message(exc), 1) from exc
-        if exc.errno not in _STORAGE_ERRNOS:
+        refused = write_refused(exc)
+        if not refused:
             raise
-        where = f": {exc.filename}" if exc.filename else ""
-        raise OneLineError(_storage_message(f"{exc.strerror or exc}{where}"), 1) from exc
+        raise OneLineError(_storage_message(refused), 1) from exc
 
 
 #: Where open_memory notes the folders it is about to make (the click context's meta, which
@@ -114,17 +113,6 @@ def _storage_message(reason: str) -> str:
             "file system takes writes)")
 
 
-# SWI-Prolog's words for a write the file system refused, as its stream reports it:
-# "close/1: I/O error in write on stream <stream>(0x…) (File too large)".
-_PROLOG_WRITE_REFUSED = re.compile(r"I/O error in write on stream \S+ \((?P<reason>[^()]+)\)")
-
-
-def _write_refused(exc: AtcError) -> str:
-    """The reason a Prolog write failed ("No space left on device"), when ``exc`` is one."""
-    found = _PROLOG_WRITE_REFUSED.search(str(exc))
-    return f"writing to the memory home failed: {found.group('reason')}" if found else ""
-
-
 #: A file of the home this user may not open (a home made by another user, or with sudo):
 #: one line naming it. Checked before any write, so the journal is as it was.
 _PERMISSION_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
@@ -133,11 +121,6 @@ _PERMISSION_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
 def _permission_message(exc: OSError) -> str:
     return (f"{exc.filename}: {exc.strerror or 'Permission denied'} (this user may not read or "
             "write that file of the memory home: check its owner and mode)")
-
-
-#: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
-#: error): one line, as any error the user can cause, not a traceback.
-_STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
 def not_blank(ctx: click.Context, param: click.Parameter, value: Any) -> Any:

@@ -25,7 +25,8 @@ none goes on serving the text; else the next writer: ``forget``, ``curate``, ``i
    ``journal.pl``, the directory fsynced; a new snapshot written when the journal is large
    enough to want one. A kill at any step leaves the old journal or the new one, and the home
    opens.
-7. the pending file is removed.
+7. the owner's audit log gets a ``forget`` event for each erased item that has none yet (a
+   resumed erasure's included), then the pending file is removed.
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .agents.remember import REMEMBER_SESSION, REMEMBERED_FILE
-from .audit import AUDIT_FILE, append_event
+from .audit import AUDIT_FILE, append_event, logged_forgets
 from .bridge import Atom, Var, to_plain
 from .cells.api import STATE_FILE as CELLS_STATE
 from .cells.rows import drop as drop_cell_rows
@@ -217,8 +218,6 @@ def forget(mem: Any, handles: list[str], *, who: str | None = None,
     report.regoaled = sorted(set(regoaled) | set(result["recurate"]))
     _finish(mem, handles, report.invalidated, report.regoaled, sessions,
             list(result["echoes"]), report)
-    _append_audit(mem.home, [r for r in erasures(mem)
-                             if r.handle in set(handles) - set(report.already)])
     return report
 
 
@@ -252,6 +251,9 @@ def _finish_unplanned(mem: Any) -> ForgetReport | None:
     if not tombstones:
         _clear_pending(mem.home)
         return None
+    # the erasures the log records were finished (their record is an erasure's last step):
+    # what this one finishes is the rest, not every item ever forgotten
+    unfinished = sorted(set(tombstones) - logged_forgets(mem.home))
     jump = mem.jump
     indexed = set(jump.lexical.keys())
     if jump.has_vectors():
@@ -260,8 +262,8 @@ def _finish_unplanned(mem: Any) -> ForgetReport | None:
     (uncurated,) = mem.pl.once("atc_ladder:ladder_uncurated_handles", Var())
     live = {str(h) for h in uncurated}  # the live items among the unrung: keep their entries
     dead = sorted({*tombstones, *(str(k) for k in unrung if str(k) not in live)})
-    report = ForgetReport(handles=tombstones, dry_run=False, items=[], sources=[],
-                          already=tombstones, regoaled=[], invalidated=[])
+    report = ForgetReport(handles=unfinished, dry_run=False, items=[], sources=[],
+                          already=unfinished, regoaled=[], invalidated=[])
     _finish(mem, dead, [], [], [], [], report)
     return report
 
@@ -302,6 +304,12 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     (mem.home / CELLS_STATE).unlink(missing_ok=True)
     drop_cell_rows(mem.home)  # copies of the erased items' vectors; the next curate writes them anew
     report.journal_bytes = compact_journal(mem)
+    # the audit record of each item erased, written once (a resumed erasure's items were
+    # tombstoned by the killed run, so they are not told apart by the plan), before the plan
+    # goes: a kill in between leaves the plan, and the next call writes what is missing
+    logged = logged_forgets(mem.home)
+    _append_audit(mem.home, [r for r in erasures(mem)
+                             if r.handle in set(handles) and r.handle not in logged])
     _clear_pending(mem.home)
 
 

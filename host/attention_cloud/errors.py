@@ -5,10 +5,33 @@ on stderr and a non-zero exit. Prolog errors keep their original error term.
 """
 from __future__ import annotations
 
+import errno
+import re
 from typing import Any
 
 #: Characters an error keeps on its one line (a message quoting a huge input stays readable).
 ONE_LINE_CHARS = 600
+
+#: A file system that refuses a write (full disk, quota, file-size limit, read-only, I/O
+#: error): one line, as any error the user can cause, not a traceback.
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+
+# SWI-Prolog's words for a write the file system refused, as its stream reports it:
+# "close/1: I/O error in write on stream <stream>(0x…) (File too large)".
+_PROLOG_WRITE_REFUSED = re.compile(r"I/O error in write on stream \S+ \((?P<reason>[^()]+)\)")
+
+
+def write_refused(exc: BaseException) -> str:
+    """Why the file system refused a write of the home, when ``exc`` is such a refusal (an
+    OSError of :data:`STORAGE_ERRNOS`: "No space left on device: FILE"; Prolog's stream error:
+    "writing to the memory home failed: File too large"), else "". The CLI and the watcher's
+    log say it so, rather than a stream's address."""
+    if isinstance(exc, OSError):
+        if exc.errno not in STORAGE_ERRNOS:
+            return ""
+        return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
+    found = _PROLOG_WRITE_REFUSED.search(str(exc)) if isinstance(exc, AtcError) else None
+    return f"writing to the memory home failed: {found.group('reason')}" if found else ""
 
 
 def one_line(exc: BaseException, reader: str | None = None) -> str:

@@ -53,6 +53,18 @@ def fsync_path(path: Path) -> None:
         os.close(fd)
 
 
+def replace_durably(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically and durably: written to ``PATH.tmp``, fsynced,
+    renamed over ``path``, and the folder fsynced. A power cut at any point leaves the old
+    file or the new one, never an empty one nor an old one after later writes were made
+    durable (the rename alone may reach the disk before the data, or not at all)."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    fsync_path(temporary)
+    os.replace(temporary, path)
+    fsync_path(path.parent)
+
+
 #: Seconds a writer waits for the lock while ``atc watch`` holds it for a batch, before giving
 #: up (``ATC_LOCK_WAIT`` sets the wait for every writer, watcher or not).
 LOCK_WAIT = 10.0
@@ -503,12 +515,7 @@ def read_config(home: Path) -> dict[str, Any]:
 
 
 def write_config(home: Path, config: dict[str, Any]) -> None:
-    """Replace ``config.json`` atomically and durably: the new file is fsynced before it
-    replaces the old one and the folder after, so a power cut leaves the old config or the
-    new one (never an empty file, which would make the whole home refused)."""
-    path = home / "config.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    fsync_path(tmp)
-    os.replace(tmp, path)
-    fsync_path(home)
+    """Replace ``config.json`` atomically and durably (:func:`replace_durably`): a power cut
+    leaves the old config or the new one (never an empty file, which would make the whole
+    home refused)."""
+    replace_durably(home / "config.json", json.dumps(config, indent=2, sort_keys=True) + "\n")

@@ -83,8 +83,10 @@ def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bo
     mem = open_memory(home)
     try:
         done = mem.remember(text, kind=kind, segment=segment, goal=goal, curate=not no_curate)
-    finally:
+    except BaseException:
         mem.close()
+        raise
+    _close_after_commit(mem, done.handle)
     if fmt == "json":
         emit_json(done.as_dict())
         return
@@ -92,6 +94,21 @@ def remember(text: str, kind: str, segment: str, goal: str | None, no_curate: bo
     click.echo(f"{verb} {done.handle} ({done.kind}, segment {done.segment}) <- {done.source}")
     if not done.curated:
         click.echo("atc: note: not curated yet: `atc curate` builds its rungs and vectors",
+                   err=True)
+
+
+def _close_after_commit(mem: Any, handle: str) -> None:
+    """Close the home once the item is committed (journal, BM25 and vectors fsynced). What a
+    close writes then, a snapshot of the journal or an index when one is due, only makes the
+    next open faster: a disk that refuses it (full, a quota) loses nothing, so the command
+    says what was not written and succeeds, rather than exit 1 for an item that is kept (a
+    caller retrying it got "already remembered"; one not retrying believed it lost)."""
+    try:
+        mem.close()
+    except OSError as exc:
+        what = f" {exc.filename}" if exc.filename else ""
+        click.echo(f"atc: note: {handle} is kept, but closing the home did not write{what}: "
+                   f"{exc.strerror or exc}; a later command writes it once the disk has room",
                    err=True)
 
 

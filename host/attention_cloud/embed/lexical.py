@@ -54,7 +54,7 @@ import numpy as np
 
 from attention_cloud.errors import HomeError, UsageError
 
-from ..home import fsync_path
+from ..home import fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .postings import write_postings
 from .terms import lexical_terms
@@ -324,13 +324,15 @@ class LexicalIndex:
             return None
 
     def _write_committed(self, log_bytes: int) -> None:
-        """Record the durable prefix of the log for readers (atomically, by rename)."""
+        """Record the durable prefix of the log for readers, atomically and durably: a
+        committed.json that a power cut took back to an older one would show readers an
+        older prefix (a batch whose journal commit and pending file were durable never found
+        by BM25 until some writer flushed again), or name a log by an inode a later one was
+        given."""
         assert self._directory is not None and self._log is not None
         info = {"inode": os.fstat(self._log.fileno()).st_ino, "log_bytes": log_bytes,
                 "log_id": self._log_id}
-        temporary = self._directory / (_COMMITTED_NAME + ".tmp")
-        temporary.write_text(json.dumps(info), encoding="utf-8")
-        os.replace(temporary, self._directory / _COMMITTED_NAME)
+        replace_durably(self._directory / _COMMITTED_NAME, json.dumps(info))
 
     def _apply(self, record: dict) -> None:
         if "d" in record:
@@ -512,11 +514,7 @@ class LexicalIndex:
         fsync_path(folder)
         info = {"version": _SNAPSHOT_VERSION, "dir": folder.name, "log_bytes": log_bytes,
                 "log_head": self._log_head(self._directory / _LOG_NAME)}
-        temporary = self._directory / (_SNAPSHOT_NAME + ".tmp")
-        temporary.write_text(json.dumps(info), encoding="utf-8")
-        fsync_path(temporary)
-        os.replace(temporary, self._directory / _SNAPSHOT_NAME)
-        fsync_path(self._directory)
+        replace_durably(self._directory / _SNAPSHOT_NAME, json.dumps(info))
         # Serve from the snapshot just written: the delta it absorbed is freed, dead slots go.
         records = self._log_records
         self._adopt_snapshot(folder)

@@ -79,7 +79,7 @@ import numpy as np
 
 from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
-from ..home import fsync_path
+from ..home import fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .mapped_rows import MappedRows, check_header, header_bytes, row_offset, write_header
 from .faiss_index import (
@@ -163,13 +163,7 @@ def _read_into_page_cache(path: Path, stop: threading.Event, chunk: int = 8 << 2
 
 
 def _write_json_atomically(path: Path, payload: dict) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(payload, handle, indent=1, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    fsync_path(path.parent)
+    replace_durably(path, json.dumps(payload, indent=1, sort_keys=True))
 
 
 class VectorStore:

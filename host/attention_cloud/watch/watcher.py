@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import AtcError, InputError, UsageError, WriterBusy, one_line
+from ..errors import AtcError, InputError, UsageError, WriterBusy, one_line, write_refused
 from ..home import WatcherMark
 from ..ingest.records import check_segment
 from .events import EventFeed, ObserverFactory, start_events
@@ -274,7 +274,10 @@ class Watcher:
                 self._curated_once = False
             self._backoff = min(max(self._backoff * 2, 1.0), 60.0)
             self._resume_at = time.monotonic() + self._backoff
-            self.log({"event": "error", "time": _now_iso(), "message": one_line(exc, "cli"),
+            # a write the file system refused (the journal's) is said as the CLI says it,
+            # not as a Prolog stream's address: "write/2: I/O error in write on stream <stream>(0x…)"
+            self.log({"event": "error", "time": _now_iso(),
+                      "message": write_refused(exc) or one_line(exc, "cli"),
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
