@@ -2002,7 +2002,7 @@ cell_walk_(Settings, Segment, Seeds, Expanded) :-
               in_segment_(N, Segment),
               readable_(Settings.reader, N),
               \+ ord_memberchk(N, SeedIds),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Story),
     cell_candidates_(Settings, Segment, Seeds, SeedIds, FromCells0),
     include(readable_candidate_(Settings.reader), FromCells0, FromCells),
@@ -2036,6 +2036,13 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
 
 cell_ring_width_(3).
 
+% weighted_score_(+Score, +Weight, -S): Score times Weight to four places, for the findall/3
+% goals of the walk, the rings and the bridge: in a clause of its own its arithmetic is
+% compiled with this file's optimise flag, where in the goal it ran through the guarded is/2
+% (~140 calls a frame at 100k items, each checked by rules/arith_guard.pl's wrapper).
+weighted_score_(Score, Weight, S) :-
+    S is round(Score * Weight * 10000) / 10000.
+
 rings_(Ring, Depth, _, _, _, []) :-
     Ring > Depth, !.
 rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
@@ -2047,7 +2054,7 @@ rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
               member(C2-W, Top),
               \+ memberchk(C2, Seen0),
               in_segment_(C2, Segment),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Cells0),
     best_by_key_(Cells0, Cells),
     (   Cells == []
@@ -2080,8 +2087,14 @@ focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
     (   Pairs = [_-Best0|_] -> Best is max(Best0, 1.0e-6) ; Best = 1.0 ),
     findall(c(H, S, cell_adjacency, 1, near),
             ( member(H-Cos, Pairs), cell_of(H, C), memberchk(C-SC, Focus),
-              S is round(SC * 0.7 * (0.5 + 0.5 * max(0.0, Cos) / Best) * 10000) / 10000 ),
+              near_member_score_(SC, Cos, Best, S) ),
             Near).
+
+% A focus member's score (focus_members_/5), in a clause of its own so that its arithmetic is
+% compiled with this file's optimise flag (in findall/3's goal it would run through the
+% guarded is/2: ~170 a frame at 100k items).
+near_member_score_(CellScore, Cos, Best, S) :-
+    S is round(CellScore * 0.7 * (0.5 + 0.5 * max(0.0, Cos) / Best) * 10000) / 10000.
 
 cell_focus_members_(6).
 cell_focus_pool_(600).
@@ -2445,7 +2458,7 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
               \+ memberchk(OtherSession, Sessions),
               in_segment_(Other, Segment),
               readable_(Settings.reader, Other),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Bridged0),
     best_per_id_(Bridged0, Bridged),
     maplist(bridged_if_better_(Bridged), Walked, Walked1),
@@ -2681,8 +2694,7 @@ select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed, Sigs) :-
     Want is Budget * Over,
     Floor is min(Settings.fact_cap, max(4, Budget // 50)),
     cap_room_(Settings, Budget, Room),
-    empty_assoc(Known),
-    select_facts_(Candidates, s(Settings, Budget, Known), Room, Floor, Want, [], Placed,
+    select_facts_(Candidates, s(Settings, Budget, known{}), Room, Floor, Want, [], Placed,
                   Past, Suppressed, Sigs).
 
 % cap_room_(+Settings, +Budget, -Room): the plane's fact_cap as a share of the budget. A plane
@@ -2716,7 +2728,7 @@ fact_cap_budget_(2000).
 % ran past the 30-second limit (an error, no frame). A larger budget holds what 50,000 does.
 work_budget_(Budget, Work) :- Work is min(Budget, 50000).
 
-% The sigs a refill round's selection already holds (Known, an AVL tree by handle: those of the
+% The sigs a refill round's selection already holds (Known, a dict by handle: those of the
 % facts kept and of those the fit let go) are taken, not made again: a sig's word set costs
 % ~25 us, and a round compares its candidates with every fact kept (~16 % of a frame's word
 % sets were made a second time).
@@ -2910,26 +2922,27 @@ overfill_(1.0).
 % (sig_numbers_/1), unbound until a near-duplicate's are compared with it.
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
-% known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (an AVL tree of sigs by
+% known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (a dict of sigs by
 % handle) when it is there for the same rung, so that what comparisons made of it is kept
 % (its size may be the rung's price before exact_rungs_/3 counted it whole, a token or two
 % more: a loose bound either way).
 known_sig_(Known, P, Sig) :-
     text_sig_(P, Sig0),
     Sig0 = sig(Id, _, Level, _, _),
-    (   get_assoc(Id, Known, Sig1),
+    (   get_dict(Id, Known, Sig1),
         Sig1 = sig(Id, _, Level, _, _)
     ->  Sig = Sig1
     ;   Sig = Sig0
     ).
 
-% sigs_by_handle_(+Sigs, -Known): Sigs in an AVL tree by handle (the first of a handle's).
-% The pairs are made by maplist/3, not findall/3: a copy would part each sig from the one the
-% selection binds.
+% sigs_by_handle_(+Sigs, -Known): Sigs in a dict by handle (the first of a handle's; handles
+% are atoms). The pairs are made by maplist/3, not findall/3: a copy would part each sig from
+% the one the selection binds. A dict, not an AVL tree: ord_list_to_assoc/2 does its
+% arithmetic through the guarded is/2 (~45 calls a frame), dict_pairs/3 is C.
 sigs_by_handle_(Sigs, Known) :-
     maplist(sig_keyed_, Sigs, Pairs0),
     sort(1, @<, Pairs0, Pairs),
-    ord_list_to_assoc(Pairs, Known).
+    dict_pairs(Known, known, Pairs).
 
 sig_keyed_(Sig, Id-Sig) :-
     arg(1, Sig, Id).
