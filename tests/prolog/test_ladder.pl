@@ -407,4 +407,26 @@ test(l2_text_of_older_records_written_as_fields,
 test(bad_field, [setup(fresh), throws(error(type_error(field_value, oops), _))]) :-
     ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [oops], [h1])]).
 
+% Which rungs a record has (rungs_of/3, every frame's fovea) tells an L2 of `fields` from its
+% distillation without rendering it (fields_held_/1): it holds one exactly when the rendering
+% (fields_text_/2) gives a text, for every shape a distillation is stored in: sections of
+% values, tags alone (which render nothing), a group with no values, none at all, and the
+% list form of homes written before.
+test(a_fields_rung_held_exactly_when_it_renders,
+     [true(Got == [true, true, true, false, false, false, false, true])]) :-
+    Shapes = [fields(decision("a"), tag("t")),
+              fields(tag("t"), entity("X", "Y")),
+              fields(outcome("ok"), fact("f"), constraint("c")),
+              fields(tag("t")),
+              fields(decision, tag("u")),
+              [],
+              [decision-["a"]],
+              fields(tag("t"), fact("f"))],
+    findall(Held,
+            ( member(F, Shapes),
+              (   atc_ladder:fields_held_(F) -> Held = true ; Held = false ),
+              (   atc_ladder:fields_text_(F, _) -> Renders = true ; Renders = false ),
+              assertion(Held == Renders) ),
+            Got).
+
 :- end_tests(ladder_packed).
