@@ -2917,8 +2917,9 @@ overfill_(1.0).
 % of its most detailed rung (Level), Words its set of lowercase words there and of its
 % speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
 % until a comparison needs them (most candidates have no partner of a similar size), then
-% words(Count, Prefix, Set, Bits): Set the ordered word set, Count its size, Prefix its first
-% words and Bits its signature (jaccard_/4's filters); Numbers the numbers it states
+% words(Count, Least, Prefix, Set, Bits): Set the ordered word set, Count its size, Least the
+% fewest words a smaller set may have to come near it, Prefix its first words and Bits its
+% signature (jaccard_/4's filters); Numbers the numbers it states
 % (sig_numbers_/1), unbound until a near-duplicate's are compared with it.
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
@@ -2963,11 +2964,15 @@ sig_words_(sig(Id, _, Level, Words, _)) :-
 % with another must share at least one with the other's prefix (prefix filtering: the first
 % common word of two sets sharing at least ceil(Min * Count) words lies within Count -
 % ceil(Min * Count) + 1 words of the start of each; one more word is kept against rounding).
-% Bits is the set's signature (word_bits_/2).
-word_set_(Set, words(Count, Prefix, Set, Bits)) :-
+% Bits is the set's signature (word_bits_/2). Least is ceiling(Min * Count): a set of N =< Count
+% words has min(N, Count) < Min * max(N, Count), an index under Min whatever they share,
+% exactly when N < Least (N an integer), an integer comparison a pair's check makes instead of
+% the float product.
+word_set_(Set, words(Count, Least, Prefix, Set, Bits)) :-
     length(Set, Count),
     near_duplicate_(Min),
-    Keep is min(Count, Count - ceiling(Min * Count) + 2),
+    Least is ceiling(Min * Count),
+    Keep is min(Count, Count - Least + 2),
     length(Prefix, Keep),
     append(Prefix, _, Set),
     word_bits_(Set, Bits).
@@ -3162,6 +3167,11 @@ similar_size_(window(Size, Lo, Hi), SizeT) :-
 % the other lacks: "watered on day 3" and "watered on day 9" are two facts (as for echoes).
 near_duplicate_(0.8).
 
+% near_duplicate_share_(P, Q): Min / (1 + Min) as the fraction P / Q (0.8 / 1.8 = 4 / 9), the
+% share of two sets' summed sizes their common words must reach for an index of Min
+% (jaccard_/4 takes ceiling(P * Sum / Q) in integers; a test holds it to near_duplicate_/1).
+near_duplicate_share_(4, 9).
+
 % restated_(+Sig, +SigT, +J): Sig says again, with a change, what the same person said in SigT
 % (J < 1: not in the same words): a message sent again with one phrase changed ("get rid of my
 % old sneakers" for "store my old sneakers") is how a person corrects or updates what they
@@ -3261,14 +3271,18 @@ distinct_shown_([P|Ps], Seen, Kept, Suppressed) :-
 % (bits_apart_/3, a lower bound), their prefixes share no word, or a walk of both counts more
 % such words than that (it stops there: most pairs compared are not near-duplicates and
 % differ early; the union's size by a sort of both cost a whole sort).
-jaccard_(words(0, _, [], _), words(0, _, [], _), _, 1.0) :- !.
-jaccard_(words(LA, PA, A, BA), words(LB, PB, B, BB), Min, J) :-
-    (   min(LA, LB) < Min * max(LA, LB)
+% Min is near_duplicate_/1's, for which the word sets were made (word_set_/2). A pair's
+% arithmetic is on integers (~1,300 pairs a frame at 100k items; the float products and the
+% ceiling cost a third of a pair's check).
+jaccard_(words(0, _, _, [], _), words(0, _, _, [], _), _, 1.0) :- !.
+jaccard_(words(LA, LeastA, PA, A, BA), words(LB, LeastB, PB, B, BB), _, J) :-
+    (   (   LA >= LB -> LB < LeastA ; LA < LeastB )
     ->  J = 0.0
     ;   Sum is LA + LB,
         % J >= Min when the common words I >= Min * Sum / (1 + Min), and the words in one
         % set only number Sum - 2 * I
-        MaxApart is Sum - 2 * ceiling(Min * Sum / (1 + Min) - 1.0e-9),
+        near_duplicate_share_(P, Q),
+        MaxApart is Sum - 2 * ((P * Sum + Q - 1) // Q),
         (   bits_apart_(BA, BB, Least), Least > MaxApart
         ->  J = 0.0
         ;   \+ ord_intersect(PA, PB)
