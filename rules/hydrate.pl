@@ -663,7 +663,7 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
     CR > 0,
     available_levels_(Id, Ceiling, [Level|_]),
     level_rank(Above, AR), AR < CR,
-    once(rung(Id, Above, _)), !.
+    rung_held(Id, Above), !.
 
 		 /*******************************
 		 *           BUDGETS            *
@@ -4461,13 +4461,14 @@ reader_entity_(Reader, E0, E) :-
 % least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
 % from the least detailed up: a frame that spent its budget looks at hundreds of candidates past
 % it, most of which hold every rung, and reading all four (the verbatim text among them) to
-% keep the last cost ~1 ms of such a frame.
+% keep the last cost ~1 ms of such a frame. Asked with rung_held/2, which copies no text (rung/3
+% copied each L3, or rendered the distillation it is, to throw it away).
 least_detailed_level_(Id, Ceiling, Level) :-
     level_rank(Ceiling, CR),
     member(Level, [l3, l2, l1, l0]),
     level_rank(Level, R),
     R >= CR,
-    once(rung(Id, Level, _)), !.
+    rung_held(Id, Level), !.
 
 % source_of_(+Reader, +Id, -Source): the pointer to Id's verbatim record, an arc's by its
 % first member's; a grantee's as visible_source/4 tells it ("" where it tells nothing).

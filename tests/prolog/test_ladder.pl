@@ -261,7 +261,8 @@ test(fields_in_order_with_their_multiplicity,
     Got = [Fields, ByEntity, ByTag, ByAtom].
 
 % rungs_of/3 reads a record once for the levels a frame may show: it answers what rung/3
-% (which levels exist) and rung_tokens/3 (their stored prices) answer level by level, for
+% (which levels exist) and rung_tokens/3 (their stored prices) answer level by level, and
+% rung_held/2 which levels exist as rung/3 does, for
 % rungs that are the L0 text, rendered fields, an empty rung, expired rungs,
 % an arc, an item without a record, a dropped L0 text and a tombstoned item.
 rungs_agree_(Id) :-
@@ -272,7 +273,9 @@ rungs_agree_(Id) :-
     assertion(Got == Expected),
     findall(L-T, ( member(L, [l1, l3]), member(L-T, Expected) ), Part),
     rungs_of(Id, [l1, l3], GotPart),
-    assertion(GotPart == Part).
+    assertion(GotPart == Part),
+    findall(L, ( member(L, Levels), rung_held(Id, L) ), Held),   % told without the texts
+    pairs_keys(Expected, Held).
 
 test(rungs_of_answers_as_rung_and_rung_tokens, [setup(fresh), true(Shapes == [4, 4, 4, 1]-fields)]) :-
     Ids = [h1, h2, h3, h4, arc_1, nothing],
