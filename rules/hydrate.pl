@@ -663,7 +663,7 @@ capped_by_ceiling_(Settings, p(c(Id, _, _, _, _), Level, _, _)) :-
     CR > 0,
     available_levels_(Id, Ceiling, [Level|_]),
     level_rank(Above, AR), AR < CR,
-    once(rung(Id, Above, _)), !.
+    rung_held(Id, Above), !.
 
 		 /*******************************
 		 *           BUDGETS            *
@@ -2002,7 +2002,7 @@ cell_walk_(Settings, Segment, Seeds, Expanded) :-
               in_segment_(N, Segment),
               readable_(Settings.reader, N),
               \+ ord_memberchk(N, SeedIds),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Story),
     cell_candidates_(Settings, Segment, Seeds, SeedIds, FromCells0),
     include(readable_candidate_(Settings.reader), FromCells0, FromCells),
@@ -2036,6 +2036,13 @@ cell_candidates_(Settings, Segment, Seeds, SeedIds, Found) :-
 
 cell_ring_width_(3).
 
+% weighted_score_(+Score, +Weight, -S): Score times Weight to four places, for the findall/3
+% goals of the walk, the rings and the bridge: in a clause of its own its arithmetic is
+% compiled with this file's optimise flag, where in the goal it ran through the guarded is/2
+% (~140 calls a frame at 100k items, each checked by rules/arith_guard.pl's wrapper).
+weighted_score_(Score, Weight, S) :-
+    S is round(Score * Weight * 10000) / 10000.
+
 rings_(Ring, Depth, _, _, _, []) :-
     Ring > Depth, !.
 rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
@@ -2047,7 +2054,7 @@ rings_(Ring, Depth, Segment, Frontier, Seen0, [Ring-Cells|Rings]) :-
               member(C2-W, Top),
               \+ memberchk(C2, Seen0),
               in_segment_(C2, Segment),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Cells0),
     best_by_key_(Cells0, Cells),
     (   Cells == []
@@ -2080,8 +2087,14 @@ focus_members_(Goal, Focus, SeedIds, Segment, Near) :-
     (   Pairs = [_-Best0|_] -> Best is max(Best0, 1.0e-6) ; Best = 1.0 ),
     findall(c(H, S, cell_adjacency, 1, near),
             ( member(H-Cos, Pairs), cell_of(H, C), memberchk(C-SC, Focus),
-              S is round(SC * 0.7 * (0.5 + 0.5 * max(0.0, Cos) / Best) * 10000) / 10000 ),
+              near_member_score_(SC, Cos, Best, S) ),
             Near).
+
+% A focus member's score (focus_members_/5), in a clause of its own so that its arithmetic is
+% compiled with this file's optimise flag (in findall/3's goal it would run through the
+% guarded is/2: ~170 a frame at 100k items).
+near_member_score_(CellScore, Cos, Best, S) :-
+    S is round(CellScore * 0.7 * (0.5 + 0.5 * max(0.0, Cos) / Best) * 10000) / 10000.
 
 cell_focus_members_(6).
 cell_focus_pool_(600).
@@ -2445,7 +2458,7 @@ bridge_(Settings, Segment, Seeds, Walked, Expanded) :-
               \+ memberchk(OtherSession, Sessions),
               in_segment_(Other, Segment),
               readable_(Settings.reader, Other),
-              S is round(S0 * W * 10000) / 10000 ),
+              weighted_score_(S0, W, S) ),
             Bridged0),
     best_per_id_(Bridged0, Bridged),
     maplist(bridged_if_better_(Bridged), Walked, Walked1),
@@ -2681,8 +2694,7 @@ select_facts_(Candidates, Settings, Budget, Placed, Past, Suppressed, Sigs) :-
     Want is Budget * Over,
     Floor is min(Settings.fact_cap, max(4, Budget // 50)),
     cap_room_(Settings, Budget, Room),
-    empty_assoc(Known),
-    select_facts_(Candidates, s(Settings, Budget, Known), Room, Floor, Want, [], Placed,
+    select_facts_(Candidates, s(Settings, Budget, known{}), Room, Floor, Want, [], Placed,
                   Past, Suppressed, Sigs).
 
 % cap_room_(+Settings, +Budget, -Room): the plane's fact_cap as a share of the budget. A plane
@@ -2716,7 +2728,7 @@ fact_cap_budget_(2000).
 % ran past the 30-second limit (an error, no frame). A larger budget holds what 50,000 does.
 work_budget_(Budget, Work) :- Work is min(Budget, 50000).
 
-% The sigs a refill round's selection already holds (Known, an AVL tree by handle: those of the
+% The sigs a refill round's selection already holds (Known, a dict by handle: those of the
 % facts kept and of those the fit let go) are taken, not made again: a sig's word set costs
 % ~25 us, and a round compares its candidates with every fact kept (~16 % of a frame's word
 % sets were made a second time).
@@ -2905,31 +2917,33 @@ overfill_(1.0).
 % of its most detailed rung (Level), Words its set of lowercase words there and of its
 % speaker's name ("Priya" and "Tomás" saying the same words say two things), left unbound
 % until a comparison needs them (most candidates have no partner of a similar size), then
-% words(Count, Prefix, Set, Bits): Set the ordered word set, Count its size, Prefix its first
-% words and Bits its signature (jaccard_/4's filters); Numbers the numbers it states
+% words(Count, Least, Prefix, Set, Bits): Set the ordered word set, Count its size, Least the
+% fewest words a smaller set may have to come near it, Prefix its first words and Bits its
+% signature (jaccard_/4's filters); Numbers the numbers it states
 % (sig_numbers_/1), unbound until a near-duplicate's are compared with it.
 text_sig_(p(c(Id, _, _, _, _), _, _, [Level-Size|_]), sig(Id, Size, Level, _, _)).
 
-% known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (an AVL tree of sigs by
+% known_sig_(+Known, +Placed, -Sig): Placed's sig, the one in Known (a dict of sigs by
 % handle) when it is there for the same rung, so that what comparisons made of it is kept
 % (its size may be the rung's price before exact_rungs_/3 counted it whole, a token or two
 % more: a loose bound either way).
 known_sig_(Known, P, Sig) :-
     text_sig_(P, Sig0),
     Sig0 = sig(Id, _, Level, _, _),
-    (   get_assoc(Id, Known, Sig1),
+    (   get_dict(Id, Known, Sig1),
         Sig1 = sig(Id, _, Level, _, _)
     ->  Sig = Sig1
     ;   Sig = Sig0
     ).
 
-% sigs_by_handle_(+Sigs, -Known): Sigs in an AVL tree by handle (the first of a handle's).
-% The pairs are made by maplist/3, not findall/3: a copy would part each sig from the one the
-% selection binds.
+% sigs_by_handle_(+Sigs, -Known): Sigs in a dict by handle (the first of a handle's; handles
+% are atoms). The pairs are made by maplist/3, not findall/3: a copy would part each sig from
+% the one the selection binds. A dict, not an AVL tree: ord_list_to_assoc/2 does its
+% arithmetic through the guarded is/2 (~45 calls a frame), dict_pairs/3 is C.
 sigs_by_handle_(Sigs, Known) :-
     maplist(sig_keyed_, Sigs, Pairs0),
     sort(1, @<, Pairs0, Pairs),
-    ord_list_to_assoc(Pairs, Known).
+    dict_pairs(Known, known, Pairs).
 
 sig_keyed_(Sig, Id-Sig) :-
     arg(1, Sig, Id).
@@ -2950,11 +2964,15 @@ sig_words_(sig(Id, _, Level, Words, _)) :-
 % with another must share at least one with the other's prefix (prefix filtering: the first
 % common word of two sets sharing at least ceil(Min * Count) words lies within Count -
 % ceil(Min * Count) + 1 words of the start of each; one more word is kept against rounding).
-% Bits is the set's signature (word_bits_/2).
-word_set_(Set, words(Count, Prefix, Set, Bits)) :-
+% Bits is the set's signature (word_bits_/2). Least is ceiling(Min * Count): a set of N =< Count
+% words has min(N, Count) < Min * max(N, Count), an index under Min whatever they share,
+% exactly when N < Least (N an integer), an integer comparison a pair's check makes instead of
+% the float product.
+word_set_(Set, words(Count, Least, Prefix, Set, Bits)) :-
     length(Set, Count),
     near_duplicate_(Min),
-    Keep is min(Count, Count - ceiling(Min * Count) + 2),
+    Least is ceiling(Min * Count),
+    Keep is min(Count, Count - Least + 2),
     length(Prefix, Keep),
     append(Prefix, _, Set),
     word_bits_(Set, Bits).
@@ -3149,6 +3167,11 @@ similar_size_(window(Size, Lo, Hi), SizeT) :-
 % the other lacks: "watered on day 3" and "watered on day 9" are two facts (as for echoes).
 near_duplicate_(0.8).
 
+% near_duplicate_share_(P, Q): Min / (1 + Min) as the fraction P / Q (0.8 / 1.8 = 4 / 9), the
+% share of two sets' summed sizes their common words must reach for an index of Min
+% (jaccard_/4 takes ceiling(P * Sum / Q) in integers; a test holds it to near_duplicate_/1).
+near_duplicate_share_(4, 9).
+
 % restated_(+Sig, +SigT, +J): Sig says again, with a change, what the same person said in SigT
 % (J < 1: not in the same words): a message sent again with one phrase changed ("get rid of my
 % old sneakers" for "store my old sneakers") is how a person corrects or updates what they
@@ -3248,14 +3271,18 @@ distinct_shown_([P|Ps], Seen, Kept, Suppressed) :-
 % (bits_apart_/3, a lower bound), their prefixes share no word, or a walk of both counts more
 % such words than that (it stops there: most pairs compared are not near-duplicates and
 % differ early; the union's size by a sort of both cost a whole sort).
-jaccard_(words(0, _, [], _), words(0, _, [], _), _, 1.0) :- !.
-jaccard_(words(LA, PA, A, BA), words(LB, PB, B, BB), Min, J) :-
-    (   min(LA, LB) < Min * max(LA, LB)
+% Min is near_duplicate_/1's, for which the word sets were made (word_set_/2). A pair's
+% arithmetic is on integers (~1,300 pairs a frame at 100k items; the float products and the
+% ceiling cost a third of a pair's check).
+jaccard_(words(0, _, _, [], _), words(0, _, _, [], _), _, 1.0) :- !.
+jaccard_(words(LA, LeastA, PA, A, BA), words(LB, LeastB, PB, B, BB), _, J) :-
+    (   (   LA >= LB -> LB < LeastA ; LA < LeastB )
     ->  J = 0.0
     ;   Sum is LA + LB,
         % J >= Min when the common words I >= Min * Sum / (1 + Min), and the words in one
         % set only number Sum - 2 * I
-        MaxApart is Sum - 2 * ceiling(Min * Sum / (1 + Min) - 1.0e-9),
+        near_duplicate_share_(P, Q),
+        MaxApart is Sum - 2 * ((P * Sum + Q - 1) // Q),
         (   bits_apart_(BA, BB, Least), Least > MaxApart
         ->  J = 0.0
         ;   \+ ord_intersect(PA, PB)
@@ -4434,13 +4461,14 @@ reader_entity_(Reader, E0, E) :-
 % least_detailed_level_(+Id, +Ceiling, -Level): the last of available_levels_/3's levels, found
 % from the least detailed up: a frame that spent its budget looks at hundreds of candidates past
 % it, most of which hold every rung, and reading all four (the verbatim text among them) to
-% keep the last cost ~1 ms of such a frame.
+% keep the last cost ~1 ms of such a frame. Asked with rung_held/2, which copies no text (rung/3
+% copied each L3, or rendered the distillation it is, to throw it away).
 least_detailed_level_(Id, Ceiling, Level) :-
     level_rank(Ceiling, CR),
     member(Level, [l3, l2, l1, l0]),
     level_rank(Level, R),
     R >= CR,
-    once(rung(Id, Level, _)), !.
+    rung_held(Id, Level), !.
 
 % source_of_(+Reader, +Id, -Source): the pointer to Id's verbatim record, an arc's by its
 % first member's; a grantee's as visible_source/4 tells it ("" where it tells nothing).

@@ -417,6 +417,28 @@ test(signature_bound_never_exceeds_the_words_in_one_set_only, [true(Wrong == [])
               Least > Apart ),
             Wrong).
 
+% The pair's arithmetic on integers (near_duplicate_share_/2, word_set_/2's Least) rejects and
+% bounds as the float products of near_duplicate_/1 did: the sizes' test for every pair of
+% counts up to 400, and the words two sets may hold apart for every summed size up to 50,000.
+test(integer_filters_answer_as_the_float_products, [true(Wrong == [])]) :-
+    atc_hydrate:near_duplicate_(Min),
+    atc_hydrate:near_duplicate_share_(P, Q),
+    assertion(abs(P / Q - Min / (1 + Min)) < 1.0e-12),
+    findall(count(LA, LB),
+            ( between(0, 400, LA), between(0, 400, LB),
+              Least is ceiling(Min * max(LA, LB)),
+              (   min(LA, LB) < Min * max(LA, LB) -> Float = true ; Float = false ),
+              (   min(LA, LB) < Least -> Int = true ; Int = false ),
+              Float \== Int ),
+            Wrong1),
+    findall(sum(Sum),
+            ( between(0, 50000, Sum),
+              Float is Sum - 2 * ceiling(Min * Sum / (1 + Min) - 1.0e-9),
+              Int is Sum - 2 * ((P * Sum + Q - 1) // Q),
+              Float =\= Int ),
+            Wrong2),
+    append(Wrong1, Wrong2, Wrong).
+
 test(signature_bound_is_exact_for_two_words) :-
     atc_hydrate:word_bits_(["alpha"], BA), atc_hydrate:word_bits_(["beta"], BB),
     atc_hydrate:bits_apart_(BA, BA, 0),

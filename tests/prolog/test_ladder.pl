@@ -261,7 +261,8 @@ test(fields_in_order_with_their_multiplicity,
     Got = [Fields, ByEntity, ByTag, ByAtom].
 
 % rungs_of/3 reads a record once for the levels a frame may show: it answers what rung/3
-% (which levels exist) and rung_tokens/3 (their stored prices) answer level by level, for
+% (which levels exist) and rung_tokens/3 (their stored prices) answer level by level, and
+% rung_held/2 which levels exist as rung/3 does, for
 % rungs that are the L0 text, rendered fields, an empty rung, expired rungs,
 % an arc, an item without a record, a dropped L0 text and a tombstoned item.
 rungs_agree_(Id) :-
@@ -272,7 +273,9 @@ rungs_agree_(Id) :-
     assertion(Got == Expected),
     findall(L-T, ( member(L, [l1, l3]), member(L-T, Expected) ), Part),
     rungs_of(Id, [l1, l3], GotPart),
-    assertion(GotPart == Part).
+    assertion(GotPart == Part),
+    findall(L, ( member(L, Levels), rung_held(Id, L) ), Held),   % told without the texts
+    pairs_keys(Expected, Held).
 
 test(rungs_of_answers_as_rung_and_rung_tokens, [setup(fresh), true(Shapes == [4, 4, 4, 1]-fields)]) :-
     Ids = [h1, h2, h3, h4, arc_1, nothing],
@@ -406,5 +409,27 @@ test(l2_text_of_older_records_written_as_fields,
 
 test(bad_field, [setup(fresh), throws(error(type_error(field_value, oops), _))]) :-
     ladder_store([rungs(h1, c, "a", "b", "c", t(1, 1, 1), [oops], [h1])]).
+
+% Which rungs a record has (rungs_of/3, every frame's fovea) tells an L2 of `fields` from its
+% distillation without rendering it (fields_held_/1): it holds one exactly when the rendering
+% (fields_text_/2) gives a text, for every shape a distillation is stored in: sections of
+% values, tags alone (which render nothing), a group with no values, none at all, and the
+% list form of homes written before.
+test(a_fields_rung_held_exactly_when_it_renders,
+     [true(Got == [true, true, true, false, false, false, false, true])]) :-
+    Shapes = [fields(decision("a"), tag("t")),
+              fields(tag("t"), entity("X", "Y")),
+              fields(outcome("ok"), fact("f"), constraint("c")),
+              fields(tag("t")),
+              fields(decision, tag("u")),
+              [],
+              [decision-["a"]],
+              fields(tag("t"), fact("f"))],
+    findall(Held,
+            ( member(F, Shapes),
+              (   atc_ladder:fields_held_(F) -> Held = true ; Held = false ),
+              (   atc_ladder:fields_text_(F, _) -> Renders = true ; Renders = false ),
+              assertion(Held == Renders) ),
+            Got).
 
 :- end_tests(ladder_packed).
