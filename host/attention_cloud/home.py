@@ -82,6 +82,17 @@ def close_unwritten(handle: Any) -> None:
     handle.close()
 
 
+def flush_or_let_go(index: Any) -> None:
+    """``index.flush()``; where it raises, ``index.let_go()`` (its files released, what they
+    hold unwritten dropped: see :func:`close_unwritten`) before the error goes on. For an
+    index about to give its files up, which must not leave them to the garbage collector."""
+    try:
+        index.flush()
+    except BaseException:
+        index.let_go()
+        raise
+
+
 #: Seconds a writer waits for the lock while ``atc watch`` holds it for a batch, before giving
 #: up (``ATC_LOCK_WAIT`` sets the wait for every writer, watcher or not).
 LOCK_WAIT = 10.0

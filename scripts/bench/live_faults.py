@@ -235,66 +235,64 @@ def probe_kill(work: Path, rng: random.Random, kills: int) -> None:
     check(doctor.returncode == 0, f"kill: atc doctor passes ({doctor.stdout.strip()[-200:]})")
 
 
-def probe_full(work: Path, rng: random.Random) -> None:
+def _watched_transcripts(work: Path) -> tuple[Path, Path, Path]:
+    """The two transcripts in a watched folder, a new home and the watcher's log."""
     folder = work / "watched"
     folder.mkdir()
     for name in TRANSCRIPTS:
         shutil.copy(DATA / name, folder / name)
-    home = new_home(work / "home")
-    log = work / "watch.log"
-    limit = 400_000  # bytes: the journal of the two transcripts is several MB
-    watcher = start_watch([folder], home, log, fsize=limit)
+    return folder, new_home(work / "home"), work / "watch.log"
+
+
+def _until_errors(watcher: subprocess.Popen, log: Path, count: int) -> list[dict]:
+    """Wait (up to 600 s, or until it exits) for ``count`` error events of ``watcher``."""
     end = time.monotonic() + 600
     while time.monotonic() < end and watcher.poll() is None:
-        if any(e.get("event") == "error" for e in events(log)):
+        if sum(e.get("event") == "error" for e in events(log)) >= count:
             break
         time.sleep(0.5)
-    said = [e for e in events(log) if e.get("event") == "error"]
+    return [e for e in events(log) if e.get("event") == "error"]
+
+
+def _once_writes_go_through(probe: str, watcher: subprocess.Popen, work: Path, folder: Path,
+                            home: Path, log: Path) -> None:
+    """The checks once the file system takes writes again: the watcher catches up and stops
+    cleanly, and its home holds the items of a one-shot ingest, none twice."""
+    settle(watcher, log, quiet=20, limit=900)
+    status = stop(watcher)
+    check(status == 0, f"{probe}: stopped by SIGTERM, exits 0 (got {status})")
+    got = handles(home)
+    want = reference(folder, work, [], "reference")
+    check(len(got) == len(set(got)), f"{probe}: no handle twice ({len(got)} items)")
+    check(set(got) == set(want), f"{probe}: once writes go through, the items are those of a "
+                                 f"one-shot ingest ({len(set(want) - set(got))} missing, "
+                                 f"{len(set(got) - set(want))} extra, of {len(want)})")
+
+
+def probe_full(work: Path, rng: random.Random) -> None:
+    folder, home, log = _watched_transcripts(work)
+    limit = 400_000  # bytes: the journal of the two transcripts is several MB
+    watcher = start_watch([folder], home, log, fsize=limit)
+    said = _until_errors(watcher, log, 1)
     check(bool(said), f"full: the watcher says the refused write "
                       f"({said[0].get('message', '')[:160] if said else 'no error event'})")
     check(watcher.poll() is None, "full: the watcher keeps running after the refused write")
     subprocess.run(["prlimit", "--pid", str(watcher.pid), "--fsize=unlimited:unlimited"],
                    check=True)
-    settle(watcher, log, quiet=20, limit=900)
-    status = stop(watcher)
-    check(status == 0, f"full: stopped by SIGTERM, exits 0 (got {status})")
-    got = handles(home)
-    want = reference(folder, work, [], "reference")
-    check(len(got) == len(set(got)), f"full: no handle twice ({len(got)} items)")
-    check(set(got) == set(want), f"full: once writes go through, the items are those of a "
-                                 f"one-shot ingest ({len(set(want) - set(got))} missing, "
-                                 f"{len(set(got) - set(want))} extra, of {len(want)})")
+    _once_writes_go_through("full", watcher, work, folder, home, log)
 
 
 def probe_index(work: Path, rng: random.Random) -> None:
-    folder = work / "watched"
-    folder.mkdir()
-    for name in TRANSCRIPTS:
-        shutil.copy(DATA / name, folder / name)
-    home = new_home(work / "home")
-    log = work / "watch.log"
+    folder, home, log = _watched_transcripts(work)
     full = work / "disk-is-full"
     full.touch()
     watcher = start_watch([folder], home, log, full_while=full)
-    end = time.monotonic() + 600
-    while time.monotonic() < end and watcher.poll() is None:
-        if sum(e.get("event") == "error" for e in events(log)) >= 2:
-            break                     # refused, and refused again on the retry
-        time.sleep(0.5)
-    said = [e for e in events(log) if e.get("event") == "error"]
+    said = _until_errors(watcher, log, 2)  # refused, and refused again on the retry
     check(len(said) >= 2, f"index: the watcher says the refused index write, and again on the "
                           f"retry ({said[0].get('message', '')[:160] if said else 'no error event'})")
     check(watcher.poll() is None, "index: the watcher keeps running after the refused writes")
     full.unlink()
-    settle(watcher, log, quiet=20, limit=900)
-    status = stop(watcher)
-    check(status == 0, f"index: stopped by SIGTERM, exits 0 (got {status})")
-    got = handles(home)
-    want = reference(folder, work, [], "reference")
-    check(len(got) == len(set(got)), f"index: no handle twice ({len(got)} items)")
-    check(set(got) == set(want), f"index: once writes go through, the items are those of a "
-                                 f"one-shot ingest ({len(set(want) - set(got))} missing, "
-                                 f"{len(set(got) - set(want))} extra, of {len(want)})")
+    _once_writes_go_through("index", watcher, work, folder, home, log)
     found = subprocess.run([sys.executable, "-c", _LEXICAL_MISSING, str(home)],
                            capture_output=True, text=True, timeout=900)
     check(found.returncode == 0 and found.stdout.strip() == "0",

@@ -54,7 +54,7 @@ import numpy as np
 
 from attention_cloud.errors import HomeError, UsageError
 
-from ..home import close_unwritten, fsync_path, replace_durably
+from ..home import close_unwritten, flush_or_let_go, fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .postings import write_postings
 from .terms import lexical_terms
@@ -251,7 +251,7 @@ class LexicalIndex:
         reader."""
         if self._log is None or self.read_only:
             return
-        self._flush_or_let_go()  # may rewrite the log (a compaction): the inode is read after
+        flush_or_let_go(self)  # may rewrite the log (a compaction): the inode is read after
         self._log_inode = os.fstat(self._log.fileno()).st_ino
         self._read_bytes = self._log.tell()
         self._log.close()
@@ -416,7 +416,7 @@ class LexicalIndex:
         """Flush and release the log file (let go of unwritten, see :meth:`let_go`, when the
         flush fails; its error is raised)."""
         if self._log is not None:
-            self._flush_or_let_go()
+            flush_or_let_go(self)
             self._log.close()
             self._log = None
 
@@ -428,13 +428,6 @@ class LexicalIndex:
         ingest's pending file (or curation) indexes what is missing, as after a kill."""
         close_unwritten(self._log)
         self._log = None
-
-    def _flush_or_let_go(self) -> None:
-        try:
-            self.flush()
-        except BaseException:
-            self.let_go()
-            raise
 
     def __enter__(self) -> "LexicalIndex":
         return self

@@ -79,7 +79,7 @@ import numpy as np
 
 from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
-from ..home import close_unwritten, fsync_path, replace_durably
+from ..home import close_unwritten, flush_or_let_go, fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .mapped_rows import MappedRows, check_header, header_bytes, row_offset, write_header
 from .faiss_index import (
@@ -1334,7 +1334,7 @@ class VectorStore:
             builder.join()
         with self._lock:
             self._built = self._builder = None
-            self._flush_or_let_go()
+            flush_or_let_go(self)
             for handle in (self._vector_log, self._key_log):
                 if handle is not None:
                     handle.close()
@@ -1366,15 +1366,11 @@ class VectorStore:
         """Flush (a writer), stop any background build, and release the files and the lock."""
         if not self._open:
             return
-        self._warm_stop.set()
-        self._build_cancel.set()
-        builder = self._builder
-        if builder is not None:
-            builder.join()
+        self._stop_background()
         with self._lock:
             self._built = None
             if not self.read_only:
-                self._flush_or_let_go()
+                flush_or_let_go(self)
             self._release_files()
 
     def let_go(self) -> None:
@@ -1384,21 +1380,18 @@ class VectorStore:
         another key's vector). Rows added since the last flush that succeeded are not durable,
         and this store must not be used again: the next open replays the logs as far as they
         are whole, and curation embeds what is missing, as after a kill."""
+        self._stop_background()
+        with self._lock:
+            self._built = self._builder = None
+            self._release_files(unwritten=True)
+
+    def _stop_background(self) -> None:
+        """Stop the page-cache warmer and any index build, waiting for the build to end."""
         self._warm_stop.set()
         self._build_cancel.set()
         builder = self._builder
         if builder is not None:
             builder.join()
-        with self._lock:
-            self._built = self._builder = None
-            self._release_files(unwritten=True)
-
-    def _flush_or_let_go(self) -> None:
-        try:
-            self.flush()
-        except BaseException:
-            self.let_go()
-            raise
 
     def __enter__(self) -> "VectorStore":
         return self
