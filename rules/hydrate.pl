@@ -26,7 +26,7 @@ porter_stem(Word, Word).
 :- use_module(jump).
 :- use_module(when).
 :- use_module(path_disclosure, [shown_text/4, shown_value/2]).
-:- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
+:- use_module(grants, [visible/3, visible_source/4, visible_arc/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         home_owner/1,
                         reader_items/2, reader_records/2, reader_segments/2,
                         reader_unseen_options/2, scope_record/2]).
@@ -2249,18 +2249,26 @@ neighbour_(Settings, Id, Other, W, near) :-
     first_seen_(Settings.reader, 6, Other, ( item_goal(Other, G), Other \== Id )).
 
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
-% An arc with several members stands in for them; a small arc contributes its members. The
+% An arc with several members stands in for them; a small arc contributes its members. An
+% arc with a member hidden from Reader is not theirs to read (its summary was written from
+% that member): the members they see nearest Id stand in (arc_mates_near_/3), so the seed
+% keeps its arc's story where it lost it whole. The
 % turns before and after Id are the nearest of its session each side that Reader sees
 % (seen_turn_/6): for a grantee the owner's next turn may be hidden, and filtering it out
 % left them no turn after the seed, so their frame lacked the reply an owner of the turns
 % they see would have had, and told by that lack that something sat there.
-story_neighbour_(_, Id, Arc, 0.85, arc) :-
+story_neighbour_(Reader, Id, Arc, 0.85, arc) :-
     item_arc(Id, Arc),
-    arc_has_more_than_two_(Arc).
-story_neighbour_(_, Id, Mate, 0.85, arc) :-
+    arc_has_more_than_two_(Arc),
+    readable_(Reader, Arc).
+story_neighbour_(Reader, Id, Mate, 0.85, arc) :-
     item_arc(Id, Arc),
-    \+ arc_has_more_than_two_(Arc),
-    arc_member(Arc, Mate), Mate \== Id.
+    (   \+ arc_has_more_than_two_(Arc)
+    ->  arc_member(Arc, Mate), Mate \== Id
+    ;   \+ readable_(Reader, Arc)
+    ->  visible_arc(Reader, Arc, _, Members),
+        arc_mates_near_(Id, Members, Mate)
+    ).
 story_neighbour_(_, Arc, Member, 0.8, arc) :-
     arc(Arc),
     arc_member(Arc, Member).
@@ -2327,6 +2335,14 @@ session_places_made_(last, S, Last) :-
 % session's end, pays for reading the session's items.
 story_reach_(none, 1) :- !.
 story_reach_(_, 100).
+
+% arc_mates_near_(+Id, +Members, -Mate): the members of Id's arc (as its reader sees it) up to
+% three places each side of Id, nearest first: an arc can hold hundreds (a run of failures).
+arc_mates_near_(Id, Members, Mate) :-
+    nth0(I, Members, Id), !,
+    member(Step, [1, -1, 2, -2, 3, -3]),
+    J is I + Step, J >= 0,
+    nth0(J, Members, Mate).
 
 % Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
 % day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.
