@@ -42,7 +42,8 @@
             grants_mount_add/3,         % +Name, +Url, +TokenEnv
             grants_mount_remove/1,      % +Name
             grants_mount/3,             % ?Name, ?Url, ?TokenEnv
-            grants_now/1                % -IsoTime
+            grants_now/1,               % -IsoTime
+            grants_state/2              % +Source, -State
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -179,6 +180,40 @@ grants_mount(Name, Url, Env) :- mount_(Name, Url, Env).
 grants_now(Iso) :-
     get_time(Now),
     format_time(atom(Iso), '%FT%TZ', Now, posix).
+
+%!  grants_state(+Source, -State:dict) is det.
+%   The home's owner (or null), principals (each with its teams), grants (each with its
+%   revocation time or null, and whether it is live) and mounts, as lists of dicts. Source is
+%   `loaded` (the facts this process holds) or changes(Lines): the facts the journal lines
+%   Lines (the committed changes of this module's facts, in order: store_changes_facts/3)
+%   leave, so listing the principals of a home does not cost loading all its items. Token
+%   hashes stay in Prolog.
+grants_state(Source, _{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
+    (   Source = changes(Lines)
+    ->  store_changes_facts(Lines, atc_grants, Facts),
+        Fact_1 = stored_fact_(Facts)
+    ;   must_be(oneof([loaded]), Source),
+        Fact_1 = state_fact_
+    ),
+    (   call(Fact_1, owner_(O)) -> Owner = O ; Owner = null ),
+    findall(_{name: P, kind: K, teams: Teams},
+            ( call(Fact_1, principal_(P, K)),
+              findall(T, call(Fact_1, member_(P, T)), Teams) ),
+            Ps),
+    grants_now(Now),
+    findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
+              revoked: Rev, live: Live},
+            ( call(Fact_1, grant_(Id, Ow, G, F0, C, E, _)),
+              maplist(term_string, F0, F),
+              (   call(Fact_1, revoked_(Id, RT, _)) -> Rev = RT ; Rev = null ),
+              (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
+            Gs),
+    findall(_{name: N, url: U, token_env: E}, call(Fact_1, mount_(N, U, E)), Ms).
+
+% state_fact_(?Fact), stored_fact_(+Facts, ?Fact): Fact is one of this module's facts in
+% memory, or of those the journal holds (grants_state/2).
+state_fact_(F) :- call(F).
+stored_fact_(Facts, F) :- member(F, Facts).
 
 %!  grant_reaches(?Id, +Principal) is nondet.
 %   Grant Id, live (not revoked, not expired), reaches Principal: it names Principal, or a
