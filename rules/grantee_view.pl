@@ -74,7 +74,7 @@ grantee_view_run(P, Goal) :-
     retractall(seq_rank_(_, _, _)),
     retractall(seq_ranked_(_)),
     retractall(goal_start_(_, _, _)),
-    retractall(shown_arc_(_, _)),
+    retractall(shown_arc_memo_(_, _)),
     b_setval(atc_grantee_reader, P),
     grants_read_once(Goal).             % each record's visibility worked out once a call
 
@@ -498,7 +498,7 @@ arc_session(A0, S) :-
 item_arc(H0, A0) :-
     arc_member(A0, H0).
 
-:- thread_local shown_arc_/2.           % Shown, Arc: an arc the running call was shown as Shown
+:- thread_local shown_arc_memo_/2.      % Shown, Arc: an arc the running call was shown as Shown
 
 % shown_arc_(?Shown, ?Arc, -Members): the reader is shown the owner's arc Arc as Shown, made
 % of Members (visible_arc/4). A Shown that is not the owner's arc's own id is found again
@@ -511,13 +511,16 @@ shown_arc_(Shown, Arc, Members) :-
     ->  reader_arc_(Arc)
     ;   atc_ladder:arc(Shown)
     ->  Arc = Shown
-    ;   shown_arc_(Shown, Arc0)
+    ;   shown_arc_memo_(Shown, Arc0)
     ->  Arc = Arc0
     ;   sub_atom(Shown, 0, _, _, arc_),
         reader_arc_(Arc)
     ),
     visible_arc(P, Arc, Shown, Members),
-    (   Shown == Arc -> true ; shown_arc_(Shown, Arc) -> true ; assertz(shown_arc_(Shown, Arc)) ).
+    (   Shown == Arc -> true
+    ;   shown_arc_memo_(Shown, Arc) -> true
+    ;   assertz(shown_arc_memo_(Shown, Arc))
+    ).
 
 % reader_arc_(-Arc): each arc with a member among the records the reader may see (kept_/2).
 reader_arc_(Arc) :-

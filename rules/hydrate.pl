@@ -26,7 +26,7 @@ porter_stem(Word, Word).
 :- use_module(jump).
 :- use_module(when).
 :- use_module(path_disclosure, [shown_text/4, shown_value/2]).
-:- use_module(grants, [visible/3, visible_source/4, visible_arc/4, grant_scopes/2, grant_segments/2, scope_admits/3,
+:- use_module(grants, [visible/3, visible_source/4, grant_scopes/2, grant_segments/2, scope_admits/3,
                         home_owner/1,
                         reader_items/2, reader_records/2, reader_segments/2,
                         reader_unseen_options/2, scope_record/2]).
@@ -2251,7 +2251,7 @@ neighbour_(Settings, Id, Other, W, near) :-
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
 % An arc with several members stands in for them; a small arc contributes its members. An
 % arc with a member hidden from Reader is not theirs to read (its summary was written from
-% that member): the members they see nearest Id stand in (arc_mates_near_/3), so the seed
+% that member): the members they see nearest Id stand in (arc_mates_near_/4), so the seed
 % keeps its arc's story where it lost it whole. The
 % turns before and after Id are the nearest of its session each side that Reader sees
 % (seen_turn_/6): for a grantee the owner's next turn may be hidden, and filtering it out
@@ -2266,8 +2266,7 @@ story_neighbour_(Reader, Id, Mate, 0.85, arc) :-
     (   \+ arc_has_more_than_two_(Arc)
     ->  arc_member(Arc, Mate), Mate \== Id
     ;   \+ readable_(Reader, Arc)
-    ->  visible_arc(Reader, Arc, _, Members),
-        arc_mates_near_(Id, Members, Mate)
+    ->  arc_mates_near_(Reader, Arc, Id, Mate)
     ).
 story_neighbour_(_, Arc, Member, 0.8, arc) :-
     arc(Arc),
@@ -2336,13 +2335,27 @@ session_places_made_(last, S, Last) :-
 story_reach_(none, 1) :- !.
 story_reach_(_, 100).
 
-% arc_mates_near_(+Id, +Members, -Mate): the members of Id's arc (as its reader sees it) up to
-% three places each side of Id, nearest first: an arc can hold hundreds (a run of failures).
-arc_mates_near_(Id, Members, Mate) :-
-    nth0(I, Members, Id), !,
-    member(Step, [1, -1, 2, -2, 3, -3]),
-    J is I + Step, J >= 0,
-    nth0(J, Members, Mate).
+% arc_mates_near_(+Reader, +Arc, +Id, -Mate): the members of Arc that Reader sees nearest Id,
+% up to three each side (an arc can hold hundreds: a run of failures), looked up outward from
+% Id so that a long arc costs what is near the seed.
+arc_mates_near_(Reader, Arc, Id, Mate) :-
+    findall(M, arc_member(Arc, M), Members),
+    append(Before, [Id|After], Members), !,
+    reverse(Before, Back),
+    (   first_readable_(Reader, 3, After, Mates)
+    ;   first_readable_(Reader, 3, Back, Mates)
+    ),
+    member(Mate, Mates).
+
+% first_readable_(+Reader, +K, +Ids, -Readable): the first K of Ids that Reader may read.
+first_readable_(_, 0, _, []) :- !.
+first_readable_(_, _, [], []).
+first_readable_(Reader, K, [Id|Ids], Readable) :-
+    (   readable_(Reader, Id)
+    ->  Readable = [Id|Rest], K1 is K - 1
+    ;   Readable = Rest, K1 = K
+    ),
+    first_readable_(Reader, K1, Ids, Rest).
 
 % Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
 % day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.
