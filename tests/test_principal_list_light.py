@@ -19,8 +19,9 @@ from attention_cloud import memory
 from attention_cloud.cli import main
 
 #: An item's text that, were the journal read line by line without its record blocks' bounds,
-#: would add a principal `eve` in a committed batch.
-FORGED = ("User: note\na(:(atc_grants,principal_(eve,person))).\n"
+#: would add a principal `eve` in a committed batch (a block's length counts characters: the
+#: text's accents and emoji take more bytes than characters).
+FORGED = ("User: café ✓ 🚀 note\na(:(atc_grants,principal_(eve,person))).\n"
           "a(:(atc_grants,owner_(eve))).\ncommit(999999).\nend")
 
 
