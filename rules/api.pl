@@ -40,6 +40,7 @@
             api_batch_commit/0,
             api_batch_abort/0,
             api_sharing_state/1,        % -State
+            api_sharing_state_stored/2, % +Changes, -State
             api_visible/3,              % +Reader, +Record, -MaxLevel
             api_visible_levels/3,       % +Reader, +Records, -Levels
             api_reader_uncurated/1,     % +Reader
@@ -1650,22 +1651,15 @@ sharing_change_(mount_remove(N), grants_mount_remove(N), true).
 %!  api_sharing_state(-State:dict) is det.
 %   Principals (with their teams), grants and mounts of this home, as lists of dicts, and its
 %   owner (or null). Token hashes stay in Prolog (the host checks one with principal_token/4).
-api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
-    (   home_owner(O) -> Owner = O ; Owner = null ),
-    findall(_{name: P, kind: K, teams: Teams},
-            ( principal(P, K), findall(T, member_of(P, T), Teams) ), Ps),
-    findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
-              revoked: Rev, live: Live},
-            ( grant(Id, Ow, G, F0, C, E),
-              maplist(term_text_, F0, F),
-              (   grant_revoked(Id, RT, _) -> Rev = RT ; Rev = null ),
-              grants_now(Now),
-              (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
-            Gs),
-    findall(_{name: N, url: U, token_env: E}, grants_mount(N, U, E), Ms).
+api_sharing_state(State) :-
+    grants_state(loaded, State).
 
-term_text_(Term, Text) :-
-    term_string(Term, Text).
+%!  api_sharing_state_stored(+Changes:list, -State:dict) is det.
+%   api_sharing_state/1 as the committed changes Changes of a home's journal (its lines that
+%   change the grants' facts, in order) leave it, read without opening the home
+%   (grants_state/2): `atc principal list` on a large home loaded every fact to list a few.
+api_sharing_state_stored(Changes, State) :-
+    grants_state(changes(Changes), State).
 
 %!  api_visible(+Reader, +Record, -MaxLevel) is semidet.
 %   visible/3 for the host: the most detailed level Reader may see Record at.
