@@ -23,8 +23,9 @@ def jump(tmp_path) -> Jump:
     texts = [f"{TOPICS[i % len(TOPICS)]} note {i}" for i in range(40)]
     jump.index(keys, texts, [{"segment": "default", "kind": "turn"} for _ in keys])
     # some items also have a distillation vector: a record scores by the better of its two
-    jump.vectors.add([f"it_{i:03d}#l2" for i in range(0, 40, 3)],
-                     jump.embedder.embed([f"{TOPICS[(i + 1) % 4]} fact {i}" for i in range(0, 40, 3)]),
+    distilled = range(0, 40, 3)
+    jump.vectors.add([f"it_{i:03d}#l2" for i in distilled],
+                     jump.embedder.embed([f"{TOPICS[(i + 1) % 4]} fact {i}" for i in distilled]),
                      [{"segment": "default", "kind": "turn", "record": "distillation"}] * 14)
     return jump
 
@@ -49,7 +50,8 @@ def _names(first: int, last: int) -> list[str]:
 
 CASES = {
     "one group, two left out": [(_names(0, 20), ["it_003", "it_007"])],
-    "disjoint groups": [(_names(0, 12), ["it_011"]), (_names(12, 30), []), (_names(30, 40), ["it_031"])],
+    "disjoint groups": [(_names(0, 12), ["it_011"]), (_names(12, 30), []),
+                        (_names(30, 40), ["it_031"])],
     "overlapping groups": [(_names(0, 20), []), (_names(15, 30), ["it_016"]), (_names(5, 35), [])],
     "left out of one, member of the next": [(_names(0, 10), ["it_004", "it_005"]),
                                             (_names(3, 12), ["it_011"])],

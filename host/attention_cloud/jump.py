@@ -405,7 +405,8 @@ class Jump:
             if not len(at):
                 continue
             records.add(cached.names, at)
-            parts.append(np.concatenate([cached.ids[at], cached.ids[len(cached.names) + at]]).reshape(2, -1))
+            texts, distillations = cached.ids[at], cached.ids[len(cached.names) + at]
+            parts.append(np.concatenate([texts, distillations]).reshape(2, -1))
             rows = cached.copies[at]
             copied.append(np.concatenate([rows, np.where(rows >= 0, rows + 1, -1)]).reshape(2, -1))
         if not len(records):
@@ -468,7 +469,8 @@ class Jump:
             threshold = np.partition(best[kept], len(kept) - k)[len(kept) - k]
             kept = kept[best[kept] >= threshold]
         picked = kept.tolist()
-        names = records.pick(picked) if isinstance(records, _GroupRecords) else [records[i] for i in picked]
+        names = (records.pick(picked) if isinstance(records, _GroupRecords)
+                 else [records[i] for i in picked])
         scored = list(zip(names, best[kept].tolist()))
         return scored if k is None else _best_first(scored, k)
 
@@ -548,8 +550,9 @@ class _GroupRows:
     def kept(self, left_out: list[str], seen: set[str], *, remember: bool) -> np.ndarray:
         """The places of the records not ``left_out`` nor ``seen`` (kept by an earlier group
         of the same call), in order; with ``remember`` they are added to ``seen``. A group
-        sharing no record with ``seen`` (cells do not overlap), and naming none twice, is answered by set operations
-        and one array, not a test per record: a frame's cells hold ~1,000 records."""
+        sharing no record with ``seen`` (cells do not overlap), and naming none twice, is
+        answered by set operations and one array, not a test per record: a frame's cells
+        hold ~1,000 records."""
         import numpy as np
         count = len(self.names)
         if len(self.place) < count or (seen and not seen.isdisjoint(self.place)):
