@@ -266,6 +266,19 @@ Host: cache.internal
 Port: 6379
 Database: sessions
 """
+MINUTES = """Sprint review, 8 May
+
+Action: Dana books the room for Friday.
+Decision: we keep the river loop as the long run.
+Action: Lei updates the route on the club page.
+Decision: pancakes after, as always.
+"""
+COMPONENT_LOG = """2024-03-05 10:02:11 Scheduler: queued 12 jobs
+2024-03-05 10:02:12 Worker: picked job 1
+2024-03-05 10:02:13 Scheduler: queued 3 jobs
+2024-03-05 10:02:14 Worker: done job 1
+2024-03-05 10:02:15 Worker: picked job 2
+"""
 PEOPLE = """Name: Dana Reyes
 Team: Payments
 Name: Lei Chen
@@ -273,29 +286,35 @@ Team: Platform
 """
 
 
-@pytest.mark.parametrize("text", [CHECKLIST, BUILD_LOG, RECORDS, PEOPLE],
-                         ids=["checklist", "build-log", "records", "people-records"])
+@pytest.mark.parametrize("text", [CHECKLIST, BUILD_LOG, MINUTES, COMPONENT_LOG, RECORDS, PEOPLE],
+                         ids=["checklist", "build-log", "minutes", "component-log", "records",
+                              "people-records"])
 def test_repeated_keys_of_a_plain_file_are_no_speakers(text):
     """A name that starts two lines was a speaker "whatever it is": a checklist's two "Note:"
     lines were a chat of a person called Note (the prose after them glued to Note's turns), a
-    build log's "Error:" lines a person called Error, a config's "Host:"/"Port:" two people
-    taking turns. Lines that no one says to anyone (no question, no I, you or we), a value a
-    machine writes (5432, db.internal), or labels that recur without taking turns, are no
+    build log's "Error:" lines a person called Error, a meeting's "Action:"/"Decision:" lines
+    and a config's "Host:"/"Port:" two people taking turns, an application log's timed
+    "Scheduler:" and "Worker:" lines too. Labels that recur without taking turns or asking
+    anything, lines more than half of which are a record's values (5432, db.internal, Dana
+    Reyes), and four timed lines or more of which not one in eight addresses anyone, are no
     chat."""
     with pytest.raises(InputError, match="cannot detect format"):
         parse_text(text, name="notes.txt")
 
 
 def test_people_talking_are_still_read_as_a_chat_beside_those_files():
-    """The other direction: chats whose names recur, without times, still read as chats; an
-    interview's Q: and A: take turns and ask, so they are its speakers."""
+    """The other direction: chats whose names recur, without times, still read as chats (terse
+    capitalised replies too, "Sure", "Noon"); an interview's Q: and A: take turns and ask, so
+    they are its speakers."""
     chat = ("Priya: I finished the pottery class today\nTomás: nice, what did you make\n"
             "Priya: a bowl and two cups\nTomás: show me tomorrow\n")
     interview = ("Q: Where did you grow up?\nA: In Lisbon, by the river.\n"
                  "Q: What brought you to Berlin?\nA: A job at a bakery.\n")
     quiet = ("Dana: the deploy failed again\nLei: which service\nDana: payments, at 10:02\n"
              "Lei: I will look after lunch\nDana: thanks\n")
+    terse = "Dana: Lunch tomorrow?\nLei: Sure\nDana: Noon\nLei: Great\n"
     for text, speakers in ((chat, ["Priya", "Tomás", "Priya", "Tomás"]),
+                           (terse, ["Dana", "Lei", "Dana", "Lei"]),
                            (interview, ["Q", "A", "Q", "A"]),
                            (quiet, ["Dana", "Lei", "Dana", "Lei", "Dana"])):
         result = parse_text(text, name="chat.txt")

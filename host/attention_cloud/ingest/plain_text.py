@@ -78,6 +78,8 @@ from .relative_stamps import (after_start, are_recording_offsets, has_clock, on_
                               without_clock_word)
 from .source import Source, fail
 from .speech_lines import (
+    EXPORT_LINE,
+    TIMED_LINE,
     LABELS as _LABELS,
     LOG_LEVELS as _LOG_LEVELS,
     addresses_someone,
@@ -320,7 +322,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
     dated_heading = False  # a heading that is a date: notes, whose "## Next steps:" are no one
     headed: dict[str, bool] = {}  # whether every line a name starts is a "#### You:" heading
-    spoken: list[tuple[str, str, bool]] = []  # (name, what it says, timed) for each such line
+    spoken: list[tuple[str, str, str]] = []  # (name, what it says, how written) for each line
     for line in outside_fences(lines):
         role_line = _role_speaker(line)
         if role_line is not None:
@@ -343,9 +345,10 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 continue
             counts[name] = counts.get(name, 0) + 1
             # a line of an export's own shape (a Zoom, LINE or pasted Discord header) says a
-            # message starts as a time does
+            # message starts whatever it says
             spoken.append((name, match.group("rest").strip(),
-                           any(_shape(match)[:2]) or match.re is not _NAMED_SPEAKER))
+                           EXPORT_LINE if match.re is not _NAMED_SPEAKER
+                           else TIMED_LINE if any(_shape(match)[:2]) else ""))
             order.append(name)
             sequence.append(name)
             shapes.setdefault(name, set()).add(_shape(match))

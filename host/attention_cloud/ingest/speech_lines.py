@@ -6,16 +6,19 @@ find module`` all start with a capitalised word and a colon. What tells them apa
 a whole, not a list of every key a file may use:
 
 - a record's values are machine tokens (``5432``, ``db.internal``, ``/var/log``,
-  ``dana@example.com``) or short capitalised names and titles (``Dana Reyes``, ``Payments``),
-  which most of a person's lines are not (:func:`is_field_value`);
-- people address each other: some of their lines ask something or say I, you, we
-  (:data:`ADDRESSED`); a log's messages almost never do;
+  ``dana@example.com``) or short capitalised names and titles (``Dana Reyes``, ``Senior
+  Engineer``), which most of a person's lines are not (:func:`is_field_value`);
+- people address each other: a chat's first line asks something or says I, you, we
+  (:data:`ADDRESSED`), where a record's first field does not (``Ann: lunch at noon?``,
+  ``Bo: sure`` against ``Name: Dana Reyes``, ``Role: Senior Engineer``);
 - a word that labels a line (``Note``, ``Error``, ``Summary``: :func:`is_label_word`) is a speaker
-  only where such words take turns as people do and their lines address someone (an interview's
+  only where such words take turns as people do and their lines ask something (an interview's
   ``Q:`` and ``A:``), never where one label merely recurs.
 
-A speaker line that carries its time (``[10:02] Priya: …``) says it is a message whatever it says:
-those are not held to the first rule (a log's levels, ``INFO:``, are never people anyway).
+A speaker line in an export's own shape (Zoom's ``From Priya Patel to Everyone:``) is a message
+whatever it says. One that carries its time (``[10:02] Priya: …``) is held to the second rule
+alone, loosely: an application log's components (``10:02:11 Scheduler: queued 12 jobs``) take
+turns with their times too, and address no one.
 """
 
 from __future__ import annotations
@@ -46,6 +49,10 @@ ADDRESSED = re.compile(
     r"|我|你|您|私|僕|あなた|나는|너|우리|저는")
 # One token that holds a digit or a character words do not (a port, a host, a path, an address,
 # a version, a key=value): a value a machine wrote or reads, not something a person said.
+_QUESTION = re.compile(r"[?？؟]")
+#: How a speaker line is written: in an export's own shape (a Zoom, LINE or pasted Discord
+#: header, an IRC nick), or with its time (``[10:02] Priya: …``, ``Priya (13:56): …``).
+EXPORT_LINE, TIMED_LINE = "export", "timed"
 _MACHINE_TOKEN = re.compile(r"\S*[\d./\\:@=_]\S*")
 
 
@@ -68,34 +75,51 @@ def is_machine_value(said: str) -> bool:
 
 def is_field_value(said: str) -> bool:
     """Whether ``said`` reads as a record's value rather than something said: a machine token
-    (:func:`is_machine_value`), or a short name or title, up to three words each capitalised
-    or a number (``Dana Reyes``, ``Senior Engineer``, ``Payments``), asking nothing."""
+    (:func:`is_machine_value`), or a name or title of two or three words each capitalised or a
+    number (``Dana Reyes``, ``Senior Engineer``), asking nothing. One capitalised word
+    (``Payments``, ``Sure``) may be either: see :func:`_one_word`."""
     if is_machine_value(said):
         return True
     words = said.split()
-    return (0 < len(words) <= 3 and not addresses_someone(said)
+    return (2 <= len(words) <= 3 and not addresses_someone(said)
             and all(word[0].isupper() or word[0].isdigit() for word in words))
 
 
-def lines_speak(lines: Sequence[tuple[str, str, bool]], take_turns: bool) -> bool:
+def _one_word(said: str) -> bool:
+    """A line of one word that is no machine token: a record's ``Payments`` as well as a
+    person's ``Sure``, so it counts neither way."""
+    return len(said.split()) == 1 and not is_machine_value(said)
+
+
+def lines_speak(lines: Sequence[tuple[str, str, str]], take_turns: bool) -> bool:
     """Whether the lines the candidate speakers start are people talking.
 
     Args:
-        lines: ``(name, what follows the colon, whether the line carries its time)`` for each
-            line a candidate speaker starts, in the file's order.
+        lines: ``(name, what follows the colon, how the line is written)`` for each line a
+            candidate speaker starts, in the file's order; how: :data:`EXPORT_LINE`,
+            :data:`TIMED_LINE` or "" (``Name: …`` alone).
         take_turns: whether the names take turns (one back after another spoke).
 
     Names that are all label words (``Note``, ``Error``, ``Q``) speak only when they take turns
-    and a quarter of their lines or more address someone. Otherwise timed lines are messages,
-    and untimed ones are unless more than half of them are a record's values
-    (:func:`is_field_value`: ``Host: db.internal``, ``Port: 5432``, ``Name: Dana Reyes``).
+    and a quarter of their lines or more ask something (an interview's ``Q:``; a meeting's
+    ``Action:`` and ``Decision:`` lines take turns too, and say "we", but ask nothing). An
+    export's own lines are messages. Timed lines are, in a file of four or more, when one in
+    eight or more addresses someone (a log's ``10:02:11 Scheduler: queued 12 jobs`` never
+    does). Untimed ones are unless more than half of those of more than one word, or of a
+    machine token, are a record's values (:func:`is_field_value`: ``Host: db.internal``,
+    ``Port: 5432``, ``Name: Dana Reyes``); a one-word line (``Sure``, ``Payments``) says
+    neither.
     """
     if not lines:
         return False
     if all(is_label_word(name) for name, _, _ in lines):
-        addressed = sum(addresses_someone(said) for _, said, _ in lines)
-        return take_turns and addressed * 4 >= len(lines)
-    if any(timed for _, _, timed in lines):
+        asked = sum(_QUESTION.search(said) is not None for _, said, _ in lines)
+        return take_turns and asked * 4 >= len(lines)
+    if any(how == EXPORT_LINE for _, _, how in lines):
         return True
+    if any(how == TIMED_LINE for _, _, how in lines):
+        addressed = sum(addresses_someone(said) for _, said, _ in lines)
+        return len(lines) < 4 or addressed * 8 >= len(lines)
     fields = sum(is_field_value(said) for _, said, _ in lines)
-    return fields * 2 <= len(lines)
+    telling = len(lines) - sum(_one_word(said) for _, said, _ in lines)
+    return fields * 2 <= telling
