@@ -344,18 +344,17 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             if name in _LOG_LEVELS:
                 continue
             counts[name] = counts.get(name, 0) + 1
+            shape, rest = _shape(match), match.group("rest").strip()
             # a line of an export's own shape (a Zoom, LINE or pasted Discord header) says a
             # message starts whatever it says
-            spoken.append((name, match.group("rest").strip(),
-                           EXPORT_LINE if match.re is not _NAMED_SPEAKER
-                           else TIMED_LINE if any(_shape(match)[:2]) else ""))
+            spoken.append((name, rest, EXPORT_LINE if match.re is not _NAMED_SPEAKER
+                           else TIMED_LINE if shape[0] or shape[1] else ""))
             order.append(name)
             sequence.append(name)
-            shapes.setdefault(name, set()).add(_shape(match))
-            rest = match.group("rest").strip()
+            shapes.setdefault(name, set()).add(shape)
             if not rest and match.re in HEADER_SHAPES:
                 rest = "\n"  # its words are on the lines below it, as every message's are
-            once.setdefault(name, (_shape(match), rest))
+            once.setdefault(name, (shape, rest))
     heads = {name for name, only in headed.items() if only}
     if heads and (dated_heading or not _take_turns([n for n in order if n in heads])):
         # "## Next steps:" of notes, day after day, is a section, not someone speaking

@@ -9,7 +9,7 @@ a whole, not a list of every key a file may use:
   ``dana@example.com``) or short capitalised names and titles (``Dana Reyes``, ``Senior
   Engineer``), which most of a person's lines are not (:func:`is_field_value`);
 - people address each other: a chat's first line asks something or says I, you, we
-  (:data:`ADDRESSED`), where a record's first field does not (``Ann: lunch at noon?``,
+  (:func:`addresses_someone`), where a record's first field does not (``Ann: lunch at noon?``,
   ``Bo: sure`` against ``Name: Dana Reyes``, ``Role: Senior Engineer``);
 - a word that labels a line (``Note``, ``Error``, ``Summary``: :func:`is_label_word`) is a speaker
   only where such words take turns as people do and their lines ask something (an interview's
@@ -43,13 +43,15 @@ LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CRI
 #: full-width ``？``, Arabic ``؟``), I, you, we, in English and the languages chats here are read
 #: in (German, French, Spanish, Portuguese, Italian, Dutch; Chinese, Japanese and Korean, which
 #: write no spaces between words, by the pronoun's characters alone).
-ADDRESSED = re.compile(
-    r"[?？؟]|(?i:\b(?:i|i'm|i'll|i've|me|my|you|you're|your|we|we're|us|our"
-    r"|ich|du|wir|ihr|je|j'|tu|nous|vous|yo|tú|nosotros|eu|você|nós|io|noi|voi|jij|wij|jullie)\b)"
-    r"|我|你|您|私|僕|あなた|나는|너|우리|저는")
-# One token that holds a digit or a character words do not (a port, a host, a path, an address,
-# a version, a key=value): a value a machine wrote or reads, not something a person said.
-_QUESTION = re.compile(r"[?？؟]")
+_QUESTION_MARKS = ("?", "\uff1f", "\u061f")
+_PRONOUNS = frozenset("""
+    i i'm i'll i've i'd me my you you're you'll your we we're we'll us our
+    ich du wir ihr je tu nous vous yo tú nosotros eu você nós io noi voi jij wij jullie
+""".split())
+_UNSPACED_PRONOUNS = ("我", "你", "您", "私", "僕", "あなた", "나는", "너", "우리", "저는")
+_SPOKEN_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# How many of a file's speaker lines the rules weigh: its first ones say what it is.
+_LINES_WEIGHED = 500
 #: How a speaker line is written: in an export's own shape (a Zoom, LINE or pasted Discord
 #: header, an IRC nick), or with its time (``[10:02] Priya: …``, ``Priya (13:56): …``).
 EXPORT_LINE, TIMED_LINE = "export", "timed"
@@ -62,9 +64,18 @@ def is_label_word(name: str) -> bool:
     return name.lower() in LABELS or name in LOG_LEVELS
 
 
+def asks_something(said: str) -> bool:
+    """Whether ``said`` holds a question mark (``?``, ``？``, ``؟``)."""
+    return any(mark in said for mark in _QUESTION_MARKS)
+
+
 def addresses_someone(said: str) -> bool:
     """Whether ``said`` asks something or speaks to or of the people talking (I, you, we)."""
-    return ADDRESSED.search(said) is not None
+    if asks_something(said):
+        return True
+    if not _PRONOUNS.isdisjoint(_SPOKEN_WORD.findall(said.lower())):
+        return True
+    return any(pronoun in said for pronoun in _UNSPACED_PRONOUNS)
 
 
 def is_machine_value(said: str) -> bool:
@@ -110,10 +121,11 @@ def lines_speak(lines: Sequence[tuple[str, str, str]], take_turns: bool) -> bool
     ``Port: 5432``, ``Name: Dana Reyes``); a one-word line (``Sure``, ``Payments``) says
     neither.
     """
+    lines = lines[:_LINES_WEIGHED]
     if not lines:
         return False
     if all(is_label_word(name) for name, _, _ in lines):
-        asked = sum(_QUESTION.search(said) is not None for _, said, _ in lines)
+        asked = sum(asks_something(said) for _, said, _ in lines)
         return take_turns and asked * 4 >= len(lines)
     if any(how == EXPORT_LINE for _, _, how in lines):
         return True
