@@ -8,8 +8,6 @@ read, and reads only what changed; the records it builds are the same.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from attention_cloud import Memory
@@ -17,11 +15,8 @@ from attention_cloud import curation
 
 
 @pytest.fixture
-def mem(home: Path):
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    m = Memory.open(home)
-    yield m
-    m.close()
+def mem(hash_memory: Memory) -> Memory:
+    return hash_memory
 
 
 @pytest.fixture
