@@ -8,6 +8,10 @@ read, and reads only what changed; the records it builds are the same.
 """
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from attention_cloud import Memory
@@ -65,3 +69,16 @@ def test_an_erasure_keeps_no_rung_of_what_it_forgot(mem: Memory) -> None:
     assert secret.handle in curation.session_rungs(mem)._rungs
     mem.forget([secret.handle], reason="secret")
     assert secret.handle not in curation.session_rungs(mem)._rungs
+
+
+def test_an_erasure_in_another_process_drops_them_at_the_next_call(mem: Memory) -> None:
+    secret = mem.remember("the vault passphrase is hunter2-zebra-77")
+    mem.remember("the vault is in the basement")
+    assert secret.handle in curation.session_rungs(mem)._rungs
+    mem.release()
+    atc = Path(sys.executable).parent / "atc"
+    done = subprocess.run([str(atc), "forget", secret.handle, "--yes", "--home", str(mem.home)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert mem.item(secret.handle) is None      # the call reads the compacted home afresh
+    assert mem.session_rungs is None

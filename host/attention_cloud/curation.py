@@ -24,7 +24,6 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
-from weakref import WeakKeyDictionary
 
 from .bridge import Atom, Term, Var
 from .errors import UsageError
@@ -66,7 +65,6 @@ RUNGS_KEPT = 10_000
 #: session rebuilds that session's rollup each time, and read all its items again for it
 #: (~4 ms an item: 2.6 s a curate at 600 items, growing with every turn).
 SESSION_RUNGS_KEPT = 5_000
-_SESSION_RUNGS: "WeakKeyDictionary[Any, KeptRungs]" = WeakKeyDictionary()
 
 
 class KeptRungs:
@@ -119,17 +117,17 @@ class KeptRungs:
 
 
 def session_rungs(mem: Any) -> KeptRungs:
-    """The rungs ``mem`` kept of the sessions it built last, for its next curate run."""
-    kept = _SESSION_RUNGS.get(mem)
-    if kept is None:
-        kept = _SESSION_RUNGS[mem] = KeptRungs(SESSION_RUNGS_KEPT)
-    return kept
+    """The rungs ``mem`` kept of the sessions it built last, for its next curate run (held by
+    the Memory, which drops them when an erasure elsewhere makes it read the home afresh)."""
+    if mem.session_rungs is None:
+        mem.session_rungs = KeptRungs(SESSION_RUNGS_KEPT)
+    return mem.session_rungs
 
 
 def forget_session_rungs(mem: Any) -> None:
     """Drop what :func:`session_rungs` kept (an erasure: no rung of a forgotten item stays in
     the process)."""
-    _SESSION_RUNGS.pop(mem, None)
+    mem.session_rungs = None
 
 
 @dataclass
