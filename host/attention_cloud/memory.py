@@ -164,6 +164,8 @@ class Memory:
         self._finished_erasure: Any = None  # a left erasure a call finished (finish_erasure)
         self.open_info = open_store(pl, home, self.lock)
         self._jump: Any = None
+        #: the extractive rungs of the sessions the last curate built (curation.session_rungs)
+        self.session_rungs: Any = None
 
     @property
     def pl(self) -> Prolog:
@@ -231,6 +233,7 @@ class Memory:
             self._jump.close()
         self.pl.once("atc_api:api_close")
         self.lock.release()
+        self.session_rungs = None
         self._closed = True
 
     def __enter__(self) -> "Memory":
@@ -404,6 +407,7 @@ class Memory:
             self._jump.close()
             self._jump = None
         self.pl.once("atc_api:api_close")
+        self.session_rungs = None  # an erasure elsewhere: no rung of what it forgot stays here
         self.config = read_config(self.home)
         self.open_info = open_store(self.pl, self.home, self.lock)
         self._seen = stamp
