@@ -182,10 +182,13 @@ api_ingest(Items, Counts) :-
 %   leaves its cell too), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
 %   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
-%   superseded or refreshed go dirty (tms_item_changed/4). Counts is
+%   superseded or refreshed go dirty (tms_item_changed/4). Items held from a source file no
+%   longer there that the batch reads at another path take its source and pointer
+%   (journal_follow_moved/2). Counts is
 %   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, `refreshed`,
-%   those whose fields changed, and `invalidated`, the curated records dropped for them
-%   (ladder_invalidate/2: their own, and the arcs and rollups they were in).
+%   those whose fields changed, `invalidated`, the curated records dropped for them
+%   (ladder_invalidate/2: their own, and the arcs and rollups they were in), and `moved`,
+%   the items that point at their file's new place.
 api_ingest_with_marks(Items, Marks, Counts) :-
     api_ingest_with_marks(Items, Marks, [], Counts).
 
@@ -206,6 +209,12 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 sort(Counts0.new_handles, New),
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed0),
+                % items held from a file no longer there, read at its new place (a folder
+                % moved), point there now; known items only, so a first reading pays nothing
+                (   Counts0.unchanged > 0
+                ->  journal_follow_moved(Items, Moved)
+                ;   Moved = []
+                ),
                 % a subagent's items read before its launch had a result take its goal now
                 journal_adopt_launch_goals(Counts0.new_handles, Adopted0),
                 journal_adopt_launches(Launches, Adopted2),    % launches with no result
@@ -219,7 +228,7 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 cells_release(Changed),
                 beliefs_on_changed_(Changed),
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
-                                       invalidated: Invalidated}) )).
+                                       invalidated: Invalidated, moved: Moved}) )).
 
 read_again_(regrown(_, Keep, _), Keep).
 read_again_(reread(_, Keep), Keep).

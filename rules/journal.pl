@@ -26,6 +26,7 @@
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_supersede_answered/4, % +Source, +Segment, +Keep, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
+            journal_follow_moved/2,     % +Strings, -Moved
             journal_successors/3,       % +Superseded, +Keep, -Pairs
             journal_superseded_readings/2, % +Handles, -Readings
             journal_adopt_launch_goals/2, % +Handles, -Changed
@@ -1055,6 +1056,60 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         Changed = [H|Changed0]
     ;   Changed = Changed0
     ).
+
+%!  journal_follow_moved(+Strings:list(string), -Moved:list(atom)) is det.
+%
+%   A transcript read at a path memory has not read it at may give items the journal holds
+%   from another file: the same transcript, its folder moved or renamed. Of the items of
+%   Strings (the host's wire format) that the journal held before from a source file that no
+%   longer exists, each takes the new reading's source and pointer, so that its pointer (and
+%   every receipt written after) resolves where the file is now; its other fields stay (the
+%   handle, made from session, kind, identity and text, says it is the same record). An item
+%   whose file is still there (a copy read beside it) keeps pointing at that file. Moved are
+%   those handles, in the order of Strings. The caller commits.
+journal_follow_moved(Strings, Moved) :-
+    must_be(list(string), Strings),
+    foldl(follow_moved_, Strings, []-[], Moved0-_),
+    reverse(Moved0, Moved).
+
+% Gone lists the Src-Exists answers met so far: a file's items share one source, one stat.
+follow_moved_(Wire, Moved0-Gone0, Moved-Gone) :-
+    (   wire_handle_(Wire, H),
+        item_(H, Src0, Ses, Seq, K, R, SG, T, Seg, SP0),
+        wire_source_(Wire, SrcS),
+        \+ atom_string(Src0, SrcS)              % read at another path, the usual re-read not
+    ->  source_gone_(Src0, Gone0, Gone, IsGone),
+        (   IsGone == true
+        ->  wire_item_(Wire, Read),
+            stored_item_(Read, item(H, Src, _, _, _, _, _, _, _, SP, _, _)),
+            durable_retract(atc_journal:item_(H, Src0, Ses, Seq, K, R, SG, T, Seg, SP0)),
+            durable_assert(atc_journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
+            Moved = [H|Moved0]
+        ;   Moved = Moved0
+        )
+    ;   Moved = Moved0,
+        Gone = Gone0
+    ).
+
+source_gone_(Src, Gone0, Gone, IsGone) :-
+    (   memberchk(Src-IsGone0, Gone0)
+    ->  IsGone = IsGone0,
+        Gone = Gone0
+    ;   (   exists_file(Src) -> IsGone = false ; IsGone = true ),
+        Gone = [Src-IsGone|Gone0]
+    ).
+
+% The source field of a wire string (its second), cut out without decoding the rest.
+wire_source_(Wire, Src) :-
+    sub_string(Wire, 0, 1, _, First),
+    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ),
+    sub_string(Wire, End1, 1, _, Sep), End1 >= Start,
+    !,
+    From is End1 + 1,
+    sub_string(Wire, End2, 1, _, Sep), End2 >= From,
+    !,
+    Length is End2 - From,
+    sub_string(Wire, From, Length, _, Src).
 
 %!  journal_adopt_launch_goals(+Handles:list(atom), -Changed:list(atom)) is det.
 %

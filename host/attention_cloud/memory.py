@@ -720,6 +720,8 @@ class Memory:
         report.new_handles.extend(str(h) for h in counts["new_handles"])
         if counts["unchanged"]:
             self._note_segments_kept(batch, segment, report)
+        if counts.get("moved"):
+            _note_moved(batch, {str(h) for h in counts["moved"]}, report)
 
     def _note_segments_kept(self, batch: list[tuple[str, "_Parsed"]], segment: str,
                             report: IngestReport) -> None:
@@ -1182,6 +1184,19 @@ class _UserSpeakers:
         """Remember whom a parse that is kept gave the user's role."""
         for name in self.of(roles):
             self._known[name] = True
+
+
+def _note_moved(batch: list[tuple[str, "_Parsed"]], moved: set[str],
+                report: IngestReport) -> None:
+    """A note per file whose items memory held from a file no longer there (its folder moved):
+    they point at this file now (atc_journal:journal_follow_moved/2)."""
+    for name, parsed in batch:
+        count = sum(wire_handle(wire) in moved for wire in parsed.encoded)
+        if count:
+            report.notes.append((
+                parsed.path or name,
+                f"{count} item{'s' if count != 1 else ''} held from a file no longer there "
+                f"(moved) point{'s' if count == 1 else ''} here now"))
 
 
 def session_apart(stem: str, name: str) -> str:
