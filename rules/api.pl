@@ -7,6 +7,7 @@
             api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
+            api_sessions_apart/2,       % +Stems, -Pairs
             api_segments_held/3,        % +Handles, +Segment, -Held
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
@@ -279,6 +280,24 @@ api_session_pointers(Sessions, Pairs) :-
     must_be(list(atom), Sessions),
     findall(S-Pointer, ( member(S, Sessions),
                          once(( item_session(H, S), item_source(H, Pointer) )) ), Pairs).
+
+%!  api_sessions_apart(+Stems:list(atom), -Pairs:list) is det.
+%   Session-Pointer for each session memory holds that is named after one of Stems told apart
+%   from another file of that name (`Stem~` and 8 hex digits), Pointer the source pointer of
+%   one of its items: a file of that name read at a new path may be one of them moved.
+%   Sessions are those with a session_cwd_/2 record (every session ingested since it came in).
+api_sessions_apart(Stems, Pairs) :-
+    must_be(list(atom), Stems),
+    findall(S-Pointer, ( atc_journal:session_cwd_(S, _),
+                         sub_atom(S, Before, 9, 0, Tail),
+                         sub_atom(Tail, 0, 1, 8, ~),
+                         sub_atom(S, 0, Before, _, Stem),
+                         memberchk(Stem, Stems),
+                         sub_atom(Tail, 1, 8, 0, Hex),
+                         atom_codes(Hex, Codes),
+                         forall(member(C, Codes), code_type(C, xdigit(_))),
+                         once(( item_session(H, S), item_source(H, Pointer) )) ),
+            Pairs).
 
 %!  api_segments_held(+Handles:list(atom), +Segment:atom, -Held:list) is det.
 %   Other-Count for each segment other than Segment that live items among Handles are in,

@@ -91,3 +91,50 @@ def test_every_fact_of_every_receipt_resolves_to_its_source(family, tmp_path):
     assert tally.resolved == tally.facts
     assert tally.speaker_ok == tally.speaker_checked
     assert tally.time_ok == tally.time_checked
+
+
+def test_a_moved_file_told_apart_from_another_of_its_name_keeps_its_session(tmp_path):
+    """README: a file that comes back from another folder keeps its session and handles. A
+    file told apart from another of its name (`chat~` and 8 hex digits of its path) took a
+    new session at its new path instead: its items were read again as new, beside the old ones
+    whose pointers name a file that is gone (each turn twice in memory)."""
+    for folder, chat in (("x", CHAT), ("y", "Dana: the river route is flooded.\n"
+                                           "Lee: take the bridge over the weir then.\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "chat.txt").write_text(chat, encoding="utf-8")
+    with Memory.open(_home(tmp_path)) as mem:
+        mem.ingest([tmp_path / "x" / "chat.txt"])
+        mem.ingest([tmp_path / "y" / "chat.txt"])
+        before = _sources(mem)
+        shutil.move(tmp_path / "y", tmp_path / "z")
+        report = mem.ingest([tmp_path / "z" / "chat.txt"])
+        after = _sources(mem)
+        assert report.new == 0 and set(after) == set(before)
+        moved = {h for h, p in before.items() if "/y/" in p}
+        assert len(moved) == 2
+        assert all(after[h].startswith(str(tmp_path / "z" / "chat.txt")) for h in moved)
+        sessions = {r["S"] for r in mem.query("item(H), item_session(H, S)").rows}
+        assert len(sessions) == 2
+
+
+def test_two_gone_files_of_one_name_leave_a_new_one_apart(tmp_path):
+    """Two told-apart files of one name both gone: which one a new file of that name is cannot
+    be told, so it is told apart under its own path, never mixed into either session."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "chat.txt").write_text(CHAT, encoding="utf-8")
+    with Memory.open(_home(tmp_path)) as mem:
+        mem.ingest([tmp_path / "x" / "chat.txt"])
+        for folder in ("y", "w"):
+            (tmp_path / folder).mkdir()
+            (tmp_path / folder / "chat.txt").write_text(
+                f"Dana: the {folder} route is open.\nLee: good, the {folder} one it is.\n",
+                encoding="utf-8")
+            mem.ingest([tmp_path / folder / "chat.txt"])
+        shutil.rmtree(tmp_path / "y")
+        shutil.rmtree(tmp_path / "w")
+        (tmp_path / "v").mkdir()
+        (tmp_path / "v" / "chat.txt").write_text("Lee: a new chat.\nDana: about the kiln.\n",
+                                                 encoding="utf-8")
+        mem.ingest([tmp_path / "v" / "chat.txt"])
+        sessions = {r["S"] for r in mem.query("item(H), item_session(H, S)").rows}
+        assert len(sessions) == 4

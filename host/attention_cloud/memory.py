@@ -677,12 +677,24 @@ class Memory:
             if holder is not None and holder not in where.values() and not Path(holder).exists():
                 holder = None  # its file is gone: the first of this call takes the session on
             keeper = holder if holder is not None else where[group[0]]
+            vacated: list[str] | None = None  # told-apart sessions of this name, file gone
             for name in group:
                 if apart(stem, name) in holders:
                     out[name] = apart(stem, name)  # told apart before: stays so
                 elif where[name] != keeper:
-                    out[name] = apart(stem, name)
+                    if vacated is None:
+                        vacated = self._vacated_sessions_apart(stem)
+                    # one such session, its file gone: this is that file, moved, and keeps
+                    # it; with two or more, which one it is cannot be told
+                    out[name] = vacated.pop() if len(vacated) == 1 else apart(stem, name)
         return out
+
+    def _vacated_sessions_apart(self, stem: str) -> list[str]:
+        """The sessions named after ``stem`` told apart from another file of that name
+        (``stem~`` and 8 hex digits) whose file is no longer there."""
+        (held,) = self.pl.once("atc_api:api_sessions_apart", [Atom(stem)], Var())
+        return [str(pair.args[0]) for pair in held
+                if not Path(_pointer_file(str(pair.args[1]))).exists()]
 
     def _launch_goal(self, agent: str) -> str | None:
         """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the

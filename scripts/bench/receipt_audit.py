@@ -113,6 +113,8 @@ def families(real: bool = True) -> list[Family]:
     cc = cc_real if real and cc_real.is_dir() else cc_fixture
     traj_real = DATA / "agent-trajectories" / "swe-agent__test-repo-i1.traj"
     traj = traj_real if real and traj_real.is_file() else FIXTURES / "swe_agent_run.traj"
+    lme_real = DATA / "longmemeval-dev" / "gpt4_59149c77.json"
+    lme = lme_real if real and lme_real.is_file() else FIXTURES / "longmemeval_instance.json"
     return [
         Family("claude-code", (cc.with_suffix(".jsonl"), cc), append_claude_code),
         Family("trajectory", (traj,)),
@@ -122,7 +124,14 @@ def families(real: bool = True) -> list[Family]:
         Family("chat-exports", (FIXTURES / "chatgpt_conversations.json",
                                 FIXTURES / "claude_ai_conversations.json",
                                 FIXTURES / "telegram_result.json", FIXTURES / "slack_export",
-                                FIXTURES / "discord_export.json", FIXTURES / "sharegpt.jsonl")),
+                                FIXTURES / "discord_export.json", FIXTURES / "sharegpt.jsonl",
+                                FIXTURES / "messenger_export", FIXTURES / "instagram_export",
+                                FIXTURES / "google_chat_takeout", FIXTURES / "skype_export",
+                                FIXTURES / "Running Club - general [901].html",
+                                FIXTURES / "sillytavern", FIXTURES / "librechat_export.json",
+                                FIXTURES / "open_webui_export.json")),
+        Family("markdown-and-benchmarks", (FIXTURES / "transcript.md", FIXTURES / "timed_log.md",
+                                           FIXTURES / "locomo10_sample.json", lme)),
     ]
 
 
@@ -146,6 +155,16 @@ def strings_in(value: Any) -> list[str]:
     return found
 
 
+def _mended(text: str) -> str:
+    """``text`` and, for Facebook's exports (UTF-8 bytes written as Latin-1 escapes, which the
+    readers mend), its mended form."""
+    try:
+        mended = text.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return text
+    return text if mended == text else f"{text}\n{mended}"
+
+
 def record_text(record: Any) -> str:
     """The text of a record ``read_pointer`` gave: a line (or lines) of text, a JSON line
     decoded, or a JSON value."""
@@ -154,8 +173,9 @@ def record_text(record: Any) -> str:
             decoded = json.loads(record)
         except ValueError:
             return record
-        return "\n".join(strings_in(decoded)) if isinstance(decoded, (dict, list)) else record
-    return "\n".join(strings_in(record))
+        return _mended("\n".join(strings_in(decoded))) \
+            if isinstance(decoded, (dict, list)) else record
+    return _mended("\n".join(strings_in(record)))
 
 
 def _folded(text: str) -> str:
@@ -209,8 +229,27 @@ def item_held(record: str, item: Any) -> str:
             arrow and re.match(r"edit \S+: lines \d+-\d+ -> ", item.text) is not None)
         said = holds(record, new.strip('"'), False) if arrow else "verbatim"
         return said if named and touched else "missing"
-    labelled = any(pred == "tool" for pred, _ in item.relations)
-    return holds(record, item.text, labelled)
+    return holds(record, item.text, _labelled(item))
+
+
+def _labelled(item: Any) -> bool:
+    """The item is a call's output, its first line the call's label (``$ pytest -q``)."""
+    return any(pred == "tool" for pred, _ in item.relations) and "\n" in item.text
+
+
+def said_above(speaker: str, pointer: str) -> bool:
+    """A line record's speaker is named above it in its file: a chat page or log writes the
+    author once over a run of their messages (DiscordChatExporter's grouped messages)."""
+    from attention_cloud.ingest.pointers import parse_pointer
+
+    target = parse_pointer(pointer)
+    if target.line is None:
+        return False
+    try:
+        lines = Path(target.path).read_text(encoding="utf-8").split("\n")[: target.line]
+    except (OSError, UnicodeDecodeError):
+        return False
+    return speaker.lower() in "\n".join(lines).lower()
 
 
 SIDE_FILES = ("users.json", "channels.json")
@@ -263,6 +302,15 @@ def times_written(record: str) -> set[str]:
     return found
 
 
+def clock_written(record: str, moment: str) -> bool:
+    """The record, a chat line that writes its time in local words (``5/8/23, 9:15 AM``,
+    ``May 08, 2023  2:05:10 PM``, ``## User (23:58 UTC)``), writes the moment's clock time
+    (its day may be written in a date line above it)."""
+    hour, minute = int(moment[11:13]), moment[14:16]
+    twelve = hour % 12 or 12
+    return re.search(rf"\b(?:0?{hour}|{twelve}):{minute}\b", record) is not None
+
+
 # -- the audit -------------------------------------------------------------------------------------
 @dataclass
 class Tally:
@@ -278,6 +326,16 @@ class Tally:
     time_ok: int = 0
     receipts: int = 0
     failures: list[str] = field(default_factory=list)
+    phase: str = "ingested"  # the pass being audited: ingested, moved, grown
+    phases: dict[str, list[int]] = field(default_factory=dict)  # phase -> [facts, resolved]
+
+    def counted(self, resolved: bool) -> None:
+        """Count one fact of the current pass, resolved or not."""
+        self.facts += 1
+        self.resolved += resolved
+        shares = self.phases.setdefault(self.phase, [0, 0])
+        shares[0] += 1
+        shares[1] += resolved
 
     def fail(self, line: str) -> None:
         """Note one failure."""
@@ -287,13 +345,15 @@ class Tally:
         """The family's figures as a table row."""
         def share(ok: int, of: int) -> str:
             return f"{ok}/{of}" + (f" ({100 * ok / of:.0f} %)" if of else "")
-        return [name, str(self.receipts), share(self.resolved, self.facts),
+        passes = ", ".join(f"{phase} {100 * ok / of:.0f} %"
+                           for phase, (of, ok) in self.phases.items() if of)
+        return [name, str(self.receipts), share(self.resolved, self.facts), passes,
                 share(self.verbatim, self.facts), str(self.summaries),
                 share(self.speaker_ok, self.speaker_checked),
                 share(self.time_ok, self.time_checked), str(len(self.failures))]
 
 
-HEADERS = ["family", "receipts", "pointer resolves", "verbatim", "summaries",
+HEADERS = ["family", "receipts", "pointer resolves", "by pass", "verbatim", "summaries",
            "speaker in record", "time in record", "failures"]
 
 
@@ -331,16 +391,14 @@ class Auditor:
         from attention_cloud.ingest.pointers import read_pointer
 
         handle = fact["handle"]
-        self.tally.facts += 1
         item = self.mem.item(handle)
         where = f"{rid} {handle}"
         if item is None:  # a summary: an arc, rollup or cell, standing for items
             members = fact.get("stands_for") or self._members(handle)
             bad = [m for m in members if not self._member_resolves(m)]
             self.tally.summaries += 1
-            if members and not bad:
-                self.tally.resolved += 1
-            else:
+            self.tally.counted(bool(members) and not bad)
+            if not members or bad:
                 self.fail(f"{where}: summary of {len(members)} members, {len(bad)} unresolved "
                           f"({bad[:3]})")
             return
@@ -350,18 +408,21 @@ class Auditor:
         try:
             record = record_text(read_pointer(pointer))
         except (AtcError, ValueError) as exc:
+            self.tally.counted(False)
             self.fail(f"{where}: pointer {pointer!r} does not read: {exc}")
             return
         record = with_side_names(record, pointer)
         how = item_held(record, item)
         excerpt = fact.get("excerpt") or {}
-        bad_spans = [s for s in excerpt.get("spans", [])
-                     if holds(record, item.text[s[0]:s[1]], False) == "missing"]
+        label = len(item.text.split("\n", 1)[0]) if _labelled(item) else -1
+        bad_spans = [s for s in excerpt.get("spans", [])  # a span of the call's label is its
+                     if s[1] > label                      # call's, not this record's
+                     and holds(record, item.text[s[0]:s[1]], False) == "missing"]
+        self.tally.counted(how != "missing" and not bad_spans)
         if how == "missing" or bad_spans:
             self.fail(f"{where}: {pointer} does not hold its {item.kind} text "
                       f"{item.text[:80]!r}" + (f" (spans {bad_spans})" if bad_spans else ""))
         else:
-            self.tally.resolved += 1
             self.tally.verbatim += how == "verbatim"
         self._speaker_and_time(fact, item, record, where)
 
@@ -372,16 +433,17 @@ class Auditor:
             self.fail(f"{where}: receipt speaker {fact.get('speaker')!r}, item {said_by!r}")
         if said_by and said_by.lower() not in ROLES:
             self.tally.speaker_checked += 1
-            if said_by.lower() in record.lower():
+            if said_by.lower() in record.lower() or said_above(said_by, item.source):
                 self.tally.speaker_ok += 1
             else:
                 self.fail(f"{where}: speaker {said_by!r} is not written in {item.source}")
-        if (fact.get("time") or "") != (item.time or ""):
+        if "time" in fact and (fact["time"] or "") != (item.time or ""):  # a fact, not a crumb
             self.fail(f"{where}: receipt time {fact.get('time')!r}, item {item.time!r}")
         written = times_written(record)
-        if item.time and written:
+        clock = not written and re.search(r"\b\d{1,2}:\d\d\b", record)
+        if item.time and (written or clock):
             self.tally.time_checked += 1
-            if item.time[:16] in written:
+            if item.time[:16] in written or (clock and clock_written(record, item.time)):
                 self.tally.time_ok += 1
             else:
                 self.fail(f"{where}: time {item.time} is none of those {item.source} writes "
@@ -481,6 +543,7 @@ def audit_family(family: Family, work: Path, goals: int = 5, embedder: str = "ha
         if again.new or set(handles_and_pointers(mem)) != set(before):
             tally.fail(f"re-ingest: {again.new} new items, handles changed")
 
+        tally.phase = "moved"
         moved = work / "b"  # the folder moved: the old one gone
         shutil.move(str(first), str(moved))
         paths = [moved / p.name for p in paths]
@@ -494,6 +557,7 @@ def audit_family(family: Family, work: Path, goals: int = 5, embedder: str = "ha
 
         if family.append is not None:
             grown = paths[0] if paths[0].is_file() else next(paths[0].glob("*.jsonl"))
+            tally.phase = "grown"
             held = handles_and_pointers(mem)
             with open(grown, "a", encoding="utf-8") as out:
                 out.write(family.append(grown))
