@@ -712,12 +712,16 @@ unerased_goal_(Erased, Item0, Wire0, Item, Wire) :-
     ).
 
 wire_handle_(Wire, H) :-
-    sub_string(Wire, 0, 1, _, First),
-    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ),
+    wire_start_(Wire, Start, Sep),
     sub_string(Wire, End, 1, _, Sep), End >= Start,
     !,
     Length is End - Start,
     sub_atom(Wire, Start, Length, _, H).
+
+% Where a wire string's first field starts, and its separator (see wire_fields_/2).
+wire_start_(Wire, Start, Sep) :-
+    sub_string(Wire, 0, 1, _, First),
+    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ).
 
 counts_(c(Handles0, Unchanged, Forgotten),
         _{new: New, unchanged: Unchanged, new_handles: Handles, forgotten: Forgotten}) :-
@@ -1101,8 +1105,7 @@ source_gone_(Src, Gone0, Gone, IsGone) :-
 
 % The source field of a wire string (its second), cut out without decoding the rest.
 wire_source_(Wire, Src) :-
-    sub_string(Wire, 0, 1, _, First),
-    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ),
+    wire_start_(Wire, Start, Sep),
     sub_string(Wire, End1, 1, _, Sep), End1 >= Start,
     !,
     From is End1 + 1,

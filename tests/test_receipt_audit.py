@@ -138,3 +138,20 @@ def test_two_gone_files_of_one_name_leave_a_new_one_apart(tmp_path):
         mem.ingest([tmp_path / "v" / "chat.txt"])
         sessions = {r["S"] for r in mem.query("item(H), item_session(H, S)").rows}
         assert len(sessions) == 4
+
+
+def test_the_audit_counts_a_pointer_whose_record_changed_as_unresolved(tmp_path):
+    """The audit can fail: a transcript rewritten under memory (other turns at the same lines)
+    leaves each fact's pointer readable but holding another text, and each is counted so."""
+    (tmp_path / "chat.txt").write_text(CHAT, encoding="utf-8")
+    with Memory.open(_home(tmp_path)) as mem:
+        mem.ingest([tmp_path / "chat.txt"])
+        (tmp_path / "chat.txt").write_text(
+            "".join(f"Lee: line {n} of another chat about kites.\n" for n in range(3)),
+            encoding="utf-8")
+        tally = receipt_audit.Tally()
+        receipt_audit.Auditor(mem, tally).receipt(
+            mem.hydrate("pottery class apron", budget=800).receipt)
+        assert tally.facts > 0 and tally.resolved == 0
+        assert all("does not hold its" in line for line in tally.failures
+                   if "speaker" not in line and "time" not in line)

@@ -2,18 +2,22 @@
 """Receipts that prove what they say: every fact's pointer resolves to its verbatim source.
 
 For each supported input family (Claude Code 2.1 sessions with subagents, a SWE-agent
-trajectory, OpenAI JSONL, plain text chats, chat exports) the transcripts are copied into a
-scratch folder, ingested into a fresh home, curated, and several goals drawn from the items
-are hydrated. Every fact and breadcrumb of every receipt is then checked against the file:
+trajectory, OpenAI JSONL, plain text chats, chat exports, Markdown logs and the benchmark
+files) the transcripts are copied into a scratch folder, ingested into a fresh home, curated,
+and several goals drawn from the items are hydrated. Every fact and breadcrumb of every
+receipt is then checked against the file (the real data of /work/shared/data where it is
+there, the test fixtures otherwise; tests/test_receipt_audit.py runs it on the fixtures):
 
 - **resolved**: its ``source`` pointer reads (``read_pointer``) and the record it addresses
   holds the item's L0 text (verbatim after whitespace is folded, or, for a text the reader
   labels or joins, at least 90 % of its words); an excerpt's spans are pieces of that L0; a
   summary with no pointer (an arc, rollup or cell) stands for items whose pointers resolve;
-- **speaker** and **time**: the fact's are the item's (``item_speaker/2``, ``item_time/2``),
-  a named speaker is written in the record, and a time the record writes (ISO 8601 or epoch
-  seconds) is the fact's (a record that writes none, a benchmark turn dated by its session,
-  is not counted);
+- **speaker** and **time**: the fact's are the item's (``item_speaker/2``, ``item_time/2``);
+  a named speaker is written in the record (or above it in its file, or in the export's
+  ``users.json`` beside it), and a time the record writes is the fact's: a JSON record's
+  stamp under a key naming a moment (ISO 8601, epoch seconds or milliseconds), a text line's
+  stamp or clock (a record that writes none, a benchmark turn dated by its session, is not
+  counted);
 - **handles stay**: ingesting the same file again, the folder moved elsewhere (README: "a file
   that comes back from another folder ... keeps its session and its items' handles") and the
   file grown by an appended record keep every earlier handle, and every pointer still
@@ -22,6 +26,9 @@ are hydrated. Every fact and breadcrumb of every receipt is then checked against
 - **forget**: after ``Memory.forget`` of an item a receipt named, no receipt written later
   names it, and the earlier receipt keeps of it only ``handle``, ``segment``, ``level`` and
   ``"forgotten": true`` and none of its text.
+
+Figures per family: facts whose pointer resolved, overall and by pass (``ingested``, after
+the move, after the append), verbatim hits, summaries, speaker and time checks, failures.
 
     .venv/bin/python scripts/bench/receipt_audit.py              # every family, the real data
     .venv/bin/python scripts/bench/receipt_audit.py --only text  # one family
@@ -74,13 +81,16 @@ def _last_json_line(path: Path) -> dict[str, Any]:
 def append_claude_code(path: Path) -> str:
     """A user prompt after the session's last record, as Claude Code writes one."""
     last = _last_json_line(path)
-    record = {"type": "user", "parentUuid": last.get("uuid"), "isSidechain": False,
+    record = {"type": "user", "parentUuid": last.get("uuid"),
+              "isSidechain": last.get("isSidechain", False),
               "userType": "external", "cwd": last.get("cwd", "/tmp"),
               "sessionId": last.get("sessionId", path.stem), "version": last.get("version", "2.1.0"),
               "uuid": "a0d17a0d-0000-4000-8000-00000000a0d1",
               "timestamp": "2030-01-02T03:04:05.000Z",
               "message": {"role": "user", "content": "audit appended: check the receipt pointers "
                                                      "of the zebra migration once more"}}
+    if "agentId" in last:  # a subagent's own file
+        record["agentId"] = last["agentId"]
     return json.dumps(record) + "\n"
 
 
@@ -178,6 +188,34 @@ def record_text(record: Any) -> str:
     return _mended("\n".join(strings_in(record)))
 
 
+_TIME_KEY = re.compile(r"time|date|created|_at$|At$|_ms$", re.IGNORECASE)
+
+
+def time_text(record: Any) -> tuple[str, bool]:
+    """What of the record may say when it was written, and whether it is a line of text: a
+    JSON record's values under keys that name a moment (``timestamp``, ``created_at``,
+    ``timestamp_ms`` ...), a text record whole (its stamp or clock, ``[09:12]``)."""
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except ValueError:
+            return record, True
+    found: list[str] = []
+    stack = [record]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if _TIME_KEY.search(str(key)) and isinstance(value, (str, int, float)) \
+                        and not isinstance(value, bool):
+                    found.append(str(value))
+                else:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return "\n".join(found), False
+
+
 def _folded(text: str) -> str:
     return " ".join(text.split())
 
@@ -204,12 +242,11 @@ def holds(record: str, text: str, labelled: bool = False) -> str:
     body = _body(text, labelled)
     if _folded(body) in _folded(record) or _folded(text) in _folded(record):
         return "verbatim"
-    cut = re.search(r"\[… [\d,]+ characters cut here", body)  # max_item_chars: head and tail
-    if cut:
-        head, tail = body[: cut.start()], body[body.index("\n", cut.end()) + 1:] \
-            if "\n" in body[cut.end():] else ""
-        if _folded(head).strip() in _folded(record) and _folded(tail) in _folded(record):
-            return "verbatim"
+    # a text over max_item_chars keeps its head and tail around a line saying what was cut
+    cut = re.search(r"\[… [\d,]+ characters cut here[^\n]*(\n|\Z)", body)
+    if cut and all(_folded(piece) in _folded(record)
+                   for piece in (body[: cut.start()], body[cut.end():])):
+        return "verbatim"
     words = _words(body)
     if not words:
         return "verbatim"
@@ -406,12 +443,12 @@ class Auditor:
         if pointer != item.source:
             self.fail(f"{where}: receipt source {pointer!r} is not the item's {item.source!r}")
         try:
-            record = record_text(read_pointer(pointer))
+            raw = read_pointer(pointer)
         except (AtcError, ValueError) as exc:
             self.tally.counted(False)
             self.fail(f"{where}: pointer {pointer!r} does not read: {exc}")
             return
-        record = with_side_names(record, pointer)
+        record = with_side_names(record_text(raw), pointer)
         how = item_held(record, item)
         excerpt = fact.get("excerpt") or {}
         label = len(item.text.split("\n", 1)[0]) if _labelled(item) else -1
@@ -424,10 +461,10 @@ class Auditor:
                       f"{item.text[:80]!r}" + (f" (spans {bad_spans})" if bad_spans else ""))
         else:
             self.tally.verbatim += how == "verbatim"
-        self._speaker_and_time(fact, item, record, where)
+        self._speaker_and_time(fact, item, record, time_text(raw), where)
 
     def _speaker_and_time(self, fact: dict[str, Any], item: Any, record: str,
-                          where: str) -> None:
+                          stamps: tuple[str, bool], where: str) -> None:
         said_by = self.speaker(item.handle)
         if fact.get("speaker", said_by) != said_by:
             self.fail(f"{where}: receipt speaker {fact.get('speaker')!r}, item {said_by!r}")
@@ -439,11 +476,12 @@ class Auditor:
                 self.fail(f"{where}: speaker {said_by!r} is not written in {item.source}")
         if "time" in fact and (fact["time"] or "") != (item.time or ""):  # a fact, not a crumb
             self.fail(f"{where}: receipt time {fact.get('time')!r}, item {item.time!r}")
-        written = times_written(record)
-        clock = not written and re.search(r"\b\d{1,2}:\d\d\b", record)
+        said, is_line = stamps
+        written = times_written(said)
+        clock = is_line and not written and re.search(r"\b\d{1,2}:\d\d\b", said)
         if item.time and (written or clock):
             self.tally.time_checked += 1
-            if item.time[:16] in written or (clock and clock_written(record, item.time)):
+            if item.time[:16] in written or (clock and clock_written(said, item.time)):
                 self.tally.time_ok += 1
             else:
                 self.fail(f"{where}: time {item.time} is none of those {item.source} writes "
