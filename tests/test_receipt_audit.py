@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from attention_cloud import Memory
+from attention_cloud.errors import InputError
 from attention_cloud.ingest.pointers import read_pointer
 from attention_cloud.show import show_record
 
@@ -155,3 +156,19 @@ def test_the_audit_counts_a_pointer_whose_record_changed_as_unresolved(tmp_path)
         assert tally.facts > 0 and tally.resolved == 0
         assert all("does not hold its" in line for line in tally.failures
                    if "speaker" not in line and "time" not in line)
+
+
+def test_show_source_of_a_moved_file_says_how_to_follow_it(tmp_path):
+    """Before the moved file is ingested again, `atc show --source` cannot read it: the one
+    line says so and how its items follow the file (before: only 'no such file')."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "chat.txt").write_text(CHAT, encoding="utf-8")
+    with Memory.open(_home(tmp_path)) as mem:
+        mem.ingest([tmp_path / "a" / "chat.txt"])
+        handle = next(iter(_sources(mem)))
+        shutil.move(tmp_path / "a", tmp_path / "b")
+        with pytest.raises(InputError, match=r"no such file; moved\? `atc ingest` it where it "
+                                             r"is now and its items point there\)\Z"):
+            show_record(mem, handle, "l0", True)
+        mem.ingest([tmp_path / "b" / "chat.txt"])
+        assert mem.item(handle).text in show_record(mem, handle, "l0", True)["verbatim"]
