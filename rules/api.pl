@@ -285,10 +285,10 @@ api_session_pointers(Sessions, Pairs) :-
 %   Session-Pointer for each session memory holds that is named after one of Stems told apart
 %   from another file of that name (`Stem~` and 8 hex digits), Pointer the source pointer of
 %   one of its items: a file of that name read at a new path may be one of them moved.
-%   Sessions are those with a session_cwd_/2 record (every session ingested since it came in).
+%   Sessions are those journal_session/1 lists.
 api_sessions_apart(Stems, Pairs) :-
     must_be(list(atom), Stems),
-    findall(S-Pointer, ( atc_journal:session_cwd_(S, _),
+    findall(S-Pointer, ( journal_session(S),
                          sub_atom(S, Before, 9, 0, Tail),
                          sub_atom(Tail, 0, 1, 8, ~),
                          sub_atom(S, 0, Before, _, Stem),

@@ -8,6 +8,7 @@
             item_time/2,                % ?Handle, ?Time
             item_seq/2,                 % ?Handle, ?Seq
             session_item/3,             % +Session, +Seq, -Handle
+            journal_session/1,          % ?Session
             item_segment/2,             % ?Handle, ?Segment
             item_source/2,              % ?Handle, ?Pointer
             item_source_name/2,         % ?Handle, ?SourceName
@@ -180,6 +181,12 @@ item_goal(H, Goal) :-
         stored_goal_(Text, Stored),
         Goal = Text
     ).
+
+%!  journal_session(?Session) is nondet.
+%   Session is one memory holds items of, each once, from the record of its working directory
+%   (session_cwd_/2): every session ingested since that record came in; a session of an older
+%   home without one is not listed.
+journal_session(Session) :- session_cwd_(Session, _).
 
 %!  item_session(?Handle, ?Session) is nondet.
 item_session(H, Session) :- live_(H, _, Session, _, _, _, _, _, _, _).
