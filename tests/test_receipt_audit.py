@@ -38,6 +38,13 @@ def _home(tmp_path: Path) -> Path:
     return home
 
 
+def _chat_in(tmp_path: Path, folder: str = "a", chat: str = CHAT) -> Path:
+    """``chat`` written to ``folder``/chat.txt under ``tmp_path``."""
+    (tmp_path / folder).mkdir()
+    (tmp_path / folder / "chat.txt").write_text(chat, encoding="utf-8")
+    return tmp_path / folder / "chat.txt"
+
+
 def _sources(mem: Memory) -> dict[str, str]:
     return {r["H"]: r["P"] for r in mem.query("item(H), item_source(H, P)").rows}
 
@@ -46,10 +53,8 @@ def test_a_moved_folders_items_point_at_the_file_where_it_is_now(tmp_path):
     """README: a file that comes back from another folder (the old one gone) keeps its
     session and handles; its items' pointers must follow it, or every receipt and `atc show
     --source` names a file that is not there (before: 'cannot read (No such file ...)')."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "chat.txt").write_text(CHAT, encoding="utf-8")
     with Memory.open(_home(tmp_path)) as mem:
-        mem.ingest([tmp_path / "a" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path)])
         before = _sources(mem)
         shutil.move(tmp_path / "a", tmp_path / "b")
         report = mem.ingest([tmp_path / "b" / "chat.txt"])
@@ -70,10 +75,8 @@ def test_a_copy_beside_the_file_leaves_its_items_pointing_at_the_first(tmp_path)
     """The same transcript at a second path while the first is still there: the first's items
     keep the pointers they had (README: the copy is a session of its own, `chat~` and 8 hex
     digits), so a copy does not move memory's sources around."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "chat.txt").write_text(CHAT, encoding="utf-8")
     with Memory.open(_home(tmp_path)) as mem:
-        mem.ingest([tmp_path / "a" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path)])
         before = _sources(mem)
         shutil.copytree(tmp_path / "a", tmp_path / "b")
         mem.ingest([tmp_path / "b" / "chat.txt"])
@@ -99,13 +102,10 @@ def test_a_moved_file_told_apart_from_another_of_its_name_keeps_its_session(tmp_
     file told apart from another of its name (`chat~` and 8 hex digits of its path) took a
     new session at its new path instead: its items were read again as new, beside the old ones
     whose pointers name a file that is gone (each turn twice in memory)."""
-    for folder, chat in (("x", CHAT), ("y", "Dana: the river route is flooded.\n"
-                                           "Lee: take the bridge over the weir then.\n")):
-        (tmp_path / folder).mkdir()
-        (tmp_path / folder / "chat.txt").write_text(chat, encoding="utf-8")
     with Memory.open(_home(tmp_path)) as mem:
-        mem.ingest([tmp_path / "x" / "chat.txt"])
-        mem.ingest([tmp_path / "y" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path, "x")])
+        mem.ingest([_chat_in(tmp_path, "y", "Dana: the river route is flooded.\n"
+                                            "Lee: take the bridge over the weir then.\n")])
         before = _sources(mem)
         shutil.move(tmp_path / "y", tmp_path / "z")
         report = mem.ingest([tmp_path / "z" / "chat.txt"])
@@ -121,22 +121,14 @@ def test_a_moved_file_told_apart_from_another_of_its_name_keeps_its_session(tmp_
 def test_two_gone_files_of_one_name_leave_a_new_one_apart(tmp_path):
     """Two told-apart files of one name both gone: which one a new file of that name is cannot
     be told, so it is told apart under its own path, never mixed into either session."""
-    (tmp_path / "x").mkdir()
-    (tmp_path / "x" / "chat.txt").write_text(CHAT, encoding="utf-8")
     with Memory.open(_home(tmp_path)) as mem:
-        mem.ingest([tmp_path / "x" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path, "x")])
         for folder in ("y", "w"):
-            (tmp_path / folder).mkdir()
-            (tmp_path / folder / "chat.txt").write_text(
-                f"Dana: the {folder} route is open.\nLee: good, the {folder} one it is.\n",
-                encoding="utf-8")
-            mem.ingest([tmp_path / folder / "chat.txt"])
+            mem.ingest([_chat_in(tmp_path, folder, f"Dana: the {folder} route is open.\n"
+                                                   f"Lee: good, the {folder} one it is.\n")])
         shutil.rmtree(tmp_path / "y")
         shutil.rmtree(tmp_path / "w")
-        (tmp_path / "v").mkdir()
-        (tmp_path / "v" / "chat.txt").write_text("Lee: a new chat.\nDana: about the kiln.\n",
-                                                 encoding="utf-8")
-        mem.ingest([tmp_path / "v" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path, "v", "Lee: a new chat.\nDana: about the kiln.\n")])
         sessions = {r["S"] for r in mem.query("item(H), item_session(H, S)").rows}
         assert len(sessions) == 4
 
@@ -161,10 +153,8 @@ def test_the_audit_counts_a_pointer_whose_record_changed_as_unresolved(tmp_path)
 def test_show_source_of_a_moved_file_says_how_to_follow_it(tmp_path):
     """Before the moved file is ingested again, `atc show --source` cannot read it: the one
     line says so and how its items follow the file (before: only 'no such file')."""
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "chat.txt").write_text(CHAT, encoding="utf-8")
     with Memory.open(_home(tmp_path)) as mem:
-        mem.ingest([tmp_path / "a" / "chat.txt"])
+        mem.ingest([_chat_in(tmp_path)])
         handle = next(iter(_sources(mem)))
         shutil.move(tmp_path / "a", tmp_path / "b")
         with pytest.raises(InputError, match=r"no such file; moved\? `atc ingest` it where it "
