@@ -211,8 +211,11 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed0),
                 % items held from a file no longer there, read at its new place (a folder
-                % moved), point there now; known items only, so a first reading pays nothing
-                (   Counts0.unchanged > 0
+                % moved), point there now: only a file read whole (mark/3: read for the
+                % first time here, or edited) giving items already held pays for the look,
+                % never a grown file read again (mark/4) nor one whose items are all new
+                (   Counts0.unchanged > 0,
+                    memberchk(mark(_, _, _), Marks)
                 ->  journal_follow_moved(Items, Moved)
                 ;   Moved = []
                 ),
