@@ -54,6 +54,7 @@ DATA = Path("/work/shared/data")
 FIXTURES = ROOT / "tests" / "fixtures" / "ingest"
 ROLES = frozenset({"user", "assistant", "tool", "system", "subagent", "human", "ai"})
 COVERED = 0.9  # share of an item's words its record must hold when it is not verbatim
+ROWS = 1_000_000  # the rows a query may give (Memory.query gives 100 by default)
 
 
 # -- the input families ----------------------------------------------------------------------------
@@ -488,7 +489,9 @@ class Auditor:
                           f"({sorted(written)[:3]})")
 
     def _members(self, handle: str) -> list[str]:
-        rows = self.mem.query(f"arc_member('{_atom(handle)}', H)").rows
+        """The items a summary stands for: a cell's members, or an arc's."""
+        relation = "cell_member" if handle.startswith("cell_") else "arc_member"
+        rows = self.mem.query(f"{relation}('{_atom(handle)}', H)", limit=ROWS).rows
         return [str(r["H"]) for r in rows]
 
     def _member_resolves(self, handle: str) -> bool:
@@ -511,7 +514,7 @@ class Auditor:
 
 def goals_of(mem: Any, count: int) -> list[str]:
     """``count`` goals drawn from the items' own words, spread over the journal in order."""
-    rows = mem.query("item(H), item_seq(H, N)").rows
+    rows = mem.query("item(H), item_seq(H, N)", limit=ROWS).rows
     handles = [str(r["H"]) for r in sorted(rows, key=lambda r: (r["N"], str(r["H"])))]
     goals: list[str] = []
     step = max(1, len(handles) // (count * 2))
@@ -541,7 +544,7 @@ def copy_sources(family: Family, into: Path) -> list[Path]:
 
 def handles_and_pointers(mem: Any) -> dict[str, str]:
     """Every live item's handle and pointer."""
-    rows = mem.query("item(H), item_source(H, P)").rows
+    rows = mem.query("item(H), item_source(H, P)", limit=ROWS).rows
     return {str(r["H"]): str(r["P"]) for r in rows}
 
 
