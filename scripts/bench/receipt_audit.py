@@ -85,7 +85,8 @@ def append_claude_code(path: Path) -> str:
     record = {"type": "user", "parentUuid": last.get("uuid"),
               "isSidechain": last.get("isSidechain", False),
               "userType": "external", "cwd": last.get("cwd", "/tmp"),
-              "sessionId": last.get("sessionId", path.stem), "version": last.get("version", "2.1.0"),
+              "sessionId": last.get("sessionId", path.stem),
+              "version": last.get("version", "2.1.0"),
               "uuid": "a0d17a0d-0000-4000-8000-00000000a0d1",
               "timestamp": "2030-01-02T03:04:05.000Z",
               "message": {"role": "user", "content": "audit appended: check the receipt pointers "
