@@ -1076,20 +1076,25 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
 %   longer exists, each takes the new reading's source and pointer, so that its pointer (and
 %   every receipt written after) resolves where the file is now; its other fields stay (the
 %   handle, made from session, kind, identity and text, says it is the same record). An item
-%   whose file is still there (a copy read beside it) keeps pointing at that file. Moved are
+%   whose file is still there (a copy read beside it) keeps pointing at that file. The places
+%   erased items were read from in the gone file (forgotten_place_/4) move with them, so the
+%   moved file still refuses the parts of a forgotten turn (journal_refuses/2). Moved are
 %   those handles, in the order of Strings. The caller commits.
 journal_follow_moved(Strings, Moved) :-
     must_be(list(string), Strings),
-    foldl(follow_moved_, Strings, []-[], Moved0-_),
-    reverse(Moved0, Moved).
+    foldl(follow_moved_, Strings, []-[], Moved0-Gone),
+    reverse(Moved0, Moved),
+    forall(member(Src0-moved(Src), Gone), move_forgotten_places_(Src0, Src)).
 
-% Gone lists the Src-Exists answers met so far: a file's items share one source, one stat.
+% Gone lists what was found of each source met so far, Src0-kept (still there) or
+% Src0-moved(Src) (gone, read at Src now): a file's items share one source, one stat.
 follow_moved_(Wire, Moved0-Gone0, Moved-Gone) :-
     (   wire_handle_(Wire, H),
         item_(H, Src0, Ses, Seq, K, R, SG, T, Seg, SP0),
         wire_source_(Wire, SrcS),
         \+ atom_string(Src0, SrcS)              % read at another path, the usual re-read not
-    ->  source_gone_(Src0, Gone0, Gone, IsGone),
+    ->  atom_string(SrcA, SrcS),
+        source_gone_(Src0, SrcA, Gone0, Gone, IsGone),
         (   IsGone == true
         ->  wire_item_(Wire, Read),
             stored_item_(Read, item(H, Src, _, _, _, _, _, _, _, SP, _, _)),
@@ -1102,13 +1107,18 @@ follow_moved_(Wire, Moved0-Gone0, Moved-Gone) :-
         Gone = Gone0
     ).
 
-source_gone_(Src, Gone0, Gone, IsGone) :-
-    (   memberchk(Src-IsGone0, Gone0)
-    ->  IsGone = IsGone0,
-        Gone = Gone0
-    ;   (   exists_file(Src) -> IsGone = false ; IsGone = true ),
-        Gone = [Src-IsGone|Gone0]
-    ).
+source_gone_(Src0, Src, Gone0, Gone, IsGone) :-
+    (   memberchk(Src0-Found, Gone0)
+    ->  Gone = Gone0
+    ;   (   exists_file(Src0) -> Found = kept ; Found = moved(Src) ),
+        Gone = [Src0-Found|Gone0]
+    ),
+    (   Found == kept -> IsGone = false ; IsGone = true ).
+
+move_forgotten_places_(Src0, Src) :-
+    forall(forgotten_place_(H, Src0, First, Last),
+           (   durable_retract(atc_journal:forgotten_place_(H, Src0, First, Last)),
+               durable_assert(atc_journal:forgotten_place_(H, Src, First, Last)) )).
 
 % The source field of a wire string (its second), cut out without decoding the rest.
 wire_source_(Wire, Src) :-

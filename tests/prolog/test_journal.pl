@@ -594,4 +594,12 @@ test(an_item_read_at_its_own_path_or_new_is_left_alone, [true(Moved == [])]) :-
     moved_wire(fresh_one, '/nowhere/b/c.txt', "/nowhere/b/c.txt:2", New),
     journal_follow_moved([Same, New], Moved).
 
+test(the_places_of_erased_items_in_the_gone_file_move_with_it,
+     [true(Places == ['/nowhere/b/c.txt'-3-4])]) :-
+    held_at('/nowhere/a/c.txt'),
+    assertz(atc_journal:forgotten_place_(erased, '/nowhere/a/c.txt', 3, 4)),
+    moved_wire(kept, '/nowhere/b/c.txt', "/nowhere/b/c.txt:1", Wire),
+    journal_follow_moved([Wire], _),
+    findall(S-F-L, atc_journal:forgotten_place_(erased, S, F, L), Places).
+
 :- end_tests(follow_moved).
