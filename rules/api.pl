@@ -7,6 +7,7 @@
             api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
+            api_sessions_apart/2,       % +Stems, -Pairs
             api_segments_held/3,        % +Handles, +Segment, -Held
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
@@ -40,6 +41,7 @@
             api_batch_commit/0,
             api_batch_abort/0,
             api_sharing_state/1,        % -State
+            api_sharing_state_stored/2, % +Changes, -State
             api_visible/3,              % +Reader, +Record, -MaxLevel
             api_visible_levels/3,       % +Reader, +Records, -Levels
             api_reader_uncurated/1,     % +Reader
@@ -182,10 +184,13 @@ api_ingest(Items, Counts) :-
 %   leaves its cell too), as do the items of
 %   a Claude Code subagent stored without a goal before the call that launched it had its
 %   result, which this batch holds (journal_adopt_launch_goals/2). Beliefs citing an item
-%   superseded or refreshed go dirty (tms_item_changed/4). Counts is
+%   superseded or refreshed go dirty (tms_item_changed/4). Items held from a source file no
+%   longer there that the batch reads at another path take its source and pointer
+%   (journal_follow_moved/2). Counts is
 %   journal_add_encoded/2's, with `superseded`, the handles tombstoned so, `refreshed`,
-%   those whose fields changed, and `invalidated`, the curated records dropped for them
-%   (ladder_invalidate/2: their own, and the arcs and rollups they were in).
+%   those whose fields changed, `invalidated`, the curated records dropped for them
+%   (ladder_invalidate/2: their own, and the arcs and rollups they were in), and `moved`,
+%   the items that point at their file's new place.
 api_ingest_with_marks(Items, Marks, Counts) :-
     api_ingest_with_marks(Items, Marks, [], Counts).
 
@@ -206,6 +211,15 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 sort(Counts0.new_handles, New),
                 ord_subtract(Regrown1, New, Regrown),      % a new item is as read
                 journal_refresh(Items, Regrown, Refreshed0),
+                % items held from a file no longer there, read at its new place (a folder
+                % moved), point there now: only a file read whole (mark/3: read for the
+                % first time here, or edited) giving items already held pays for the look,
+                % never a grown file read again (mark/4) nor one whose items are all new
+                (   Counts0.unchanged > 0,
+                    memberchk(mark(_, _, _), Marks)
+                ->  journal_follow_moved(Items, Moved)
+                ;   Moved = []
+                ),
                 % a subagent's items read before its launch had a result take its goal now
                 journal_adopt_launch_goals(Counts0.new_handles, Adopted0),
                 journal_adopt_launches(Launches, Adopted2),    % launches with no result
@@ -219,7 +233,7 @@ api_ingest_with_marks(Items, Marks, Launches, Counts) :-
                 cells_release(Changed),
                 beliefs_on_changed_(Changed),
                 Counts = Counts0.put(_{superseded: Superseded, refreshed: Refreshed,
-                                       invalidated: Invalidated}) )).
+                                       invalidated: Invalidated, moved: Moved}) )).
 
 read_again_(regrown(_, Keep, _), Keep).
 read_again_(reread(_, Keep), Keep).
@@ -270,6 +284,24 @@ api_session_pointers(Sessions, Pairs) :-
     must_be(list(atom), Sessions),
     findall(S-Pointer, ( member(S, Sessions),
                          once(( item_session(H, S), item_source(H, Pointer) )) ), Pairs).
+
+%!  api_sessions_apart(+Stems:list(atom), -Pairs:list) is det.
+%   Session-Pointer for each session memory holds that is named after one of Stems told apart
+%   from another file of that name (`Stem~` and 8 hex digits), Pointer the source pointer of
+%   one of its items: a file of that name read at a new path may be one of them moved.
+%   Sessions are those journal_session/1 lists.
+api_sessions_apart(Stems, Pairs) :-
+    must_be(list(atom), Stems),
+    findall(S-Pointer, ( journal_session(S),
+                         sub_atom(S, Before, 9, 0, Tail),
+                         sub_atom(Tail, 0, 1, 8, ~),
+                         sub_atom(S, 0, Before, _, Stem),
+                         memberchk(Stem, Stems),
+                         sub_atom(Tail, 1, 8, 0, Hex),
+                         atom_codes(Hex, Codes),
+                         forall(member(C, Codes), code_type(C, xdigit(_))),
+                         once(( item_session(H, S), item_source(H, Pointer) )) ),
+            Pairs).
 
 %!  api_segments_held(+Handles:list(atom), +Segment:atom, -Held:list) is det.
 %   Other-Count for each segment other than Segment that live items among Handles are in,
@@ -1650,22 +1682,15 @@ sharing_change_(mount_remove(N), grants_mount_remove(N), true).
 %!  api_sharing_state(-State:dict) is det.
 %   Principals (with their teams), grants and mounts of this home, as lists of dicts, and its
 %   owner (or null). Token hashes stay in Prolog (the host checks one with principal_token/4).
-api_sharing_state(_{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
-    (   home_owner(O) -> Owner = O ; Owner = null ),
-    findall(_{name: P, kind: K, teams: Teams},
-            ( principal(P, K), findall(T, member_of(P, T), Teams) ), Ps),
-    findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
-              revoked: Rev, live: Live},
-            ( grant(Id, Ow, G, F0, C, E),
-              maplist(term_text_, F0, F),
-              (   grant_revoked(Id, RT, _) -> Rev = RT ; Rev = null ),
-              grants_now(Now),
-              (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
-            Gs),
-    findall(_{name: N, url: U, token_env: E}, grants_mount(N, U, E), Ms).
+api_sharing_state(State) :-
+    grants_state(loaded, State).
 
-term_text_(Term, Text) :-
-    term_string(Term, Text).
+%!  api_sharing_state_stored(+Changes:list, -State:dict) is det.
+%   api_sharing_state/1 as the committed changes Changes of a home's journal (its lines that
+%   change the grants' facts, in order) leave it, read without opening the home
+%   (grants_state/2): `atc principal list` on a large home loaded every fact to list a few.
+api_sharing_state_stored(Changes, State) :-
+    grants_state(changes(Changes), State).
 
 %!  api_visible(+Reader, +Record, -MaxLevel) is semidet.
 %   visible/3 for the host: the most detailed level Reader may see Record at.

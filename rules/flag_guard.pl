@@ -4,6 +4,7 @@
             grantee_flag/1,             % ?Flag
             grantee_statistics/2,       % +Key, -Value
             grantee_thread_statistics/3, % +Thread, +Key, -Value
+            grantee_get_time/1,         % -Stamp
             prolog_flag/2,              % ?Flag, ?Value (a grantee's, imported: see below)
             grantee_predicate_property/3, % +Module, +Head, ?Property
             grantee_library_guard/1,    % ?Name/Arity
@@ -63,7 +64,8 @@ predicate_property/2 that answers only the properties that describe the predicat
 %!  flag_guard_install(+Module) is det.
 %   Give Module a current_prolog_flag/2 of its own that is grantee_prolog_flag/2, a
 %   statistics/2 that is grantee_statistics/2, a thread_statistics/3 that is
-%   grantee_thread_statistics/3 and a predicate_property/2 that is
+%   grantee_thread_statistics/3, a get_time/1 that is grantee_get_time/1 and a
+%   predicate_property/2 that is
 %   grantee_predicate_property/3 in Module. Each is a
 %   clause in Module rather than an import: an ISO builtin's name cannot be exported (import/1
 %   took it with a warning on standard error). prolog_flag/2, a library predicate that
@@ -83,6 +85,8 @@ flag_guard_install(M) :-
                        atc_flag_guard:grantee_thread_statistics(Thread, Key, Value))),
         @(import(atc_flag_guard:prolog_flag/2), M),
         forall(grantee_library_guard(PI), @(import(atc_flag_guard:PI), M)),
+        @(redefine_system_predicate(get_time(_)), M),
+        assertz(M:(get_time(Stamp) :- atc_flag_guard:grantee_get_time(Stamp))),
         @(redefine_system_predicate(predicate_property(_, _)), M),
         assertz(M:(predicate_property(Head, Property) :-
                        atc_flag_guard:grantee_predicate_property(M, Head, Property))),
@@ -133,6 +137,16 @@ grantee_statistics(Key, _Value) :-
 %   @error permission_error(access, statistics, Key) for any other
 grantee_thread_statistics(_Thread, Key, Value) :-
     grantee_statistics(Key, Value).
+
+%!  grantee_get_time(-Stamp) is det.
+%   A grantee's get_time/1: refused, as statistics/2 and `cputime` are. The clock to the
+%   microsecond measured what they do not see: `get_time(A), Goal, get_time(B)` over the
+%   owner's memory takes longer as it holds more records hidden from them (a hidden record a
+%   goal names by its handle costs a look at the policy; a handle no record has, none).
+%   Their "now" is memory_now/1, the newest record they see.
+%   @error permission_error(call, sandboxed, get_time/1) always
+grantee_get_time(_Stamp) :-
+    refused_(get_time/1).
 
 %!  grantee_library_guard(?PI) is nondet.
 %   The library predicates a grantee's module takes from this module, each refused.

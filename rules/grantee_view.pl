@@ -74,6 +74,7 @@ grantee_view_run(P, Goal) :-
     retractall(seq_rank_(_, _, _)),
     retractall(seq_ranked_(_)),
     retractall(goal_start_(_, _, _)),
+    retractall(shown_arc_memo_(_, _)),
     b_setval(atc_grantee_reader, P),
     grants_read_once(Goal).             % each record's visibility worked out once a call
 
@@ -468,10 +469,21 @@ provenance(Id0, H0) :-
     (   atc_ladder:provenance(Id, H) ; atc_cells:cell_provenance(Id, H) ),
     seen_(Id, _), seen_(H, _).
 %!  arc(?A) is nondet.
-arc(A0) :- atom_arg_(A0, A), kept_(A, []), atc_ladder:arc(A), seen_(A, _).
+%   The arcs the reader is shown (visible_arc/4): the owner's arcs they see whole and, for an
+%   arc with a member hidden from them, the arc of the two or more members they see, which
+%   has no rung, goal or vector for them (the owner's were written from the hidden member).
+arc(A0) :- atom_arg_(A0, A), shown_arc_(A, _, _).
 %!  arc_member(?A, ?H) is nondet.
+%   H is a member of A as the reader is shown it: only members they see.
 arc_member(A0, H0) :-
-    atom_arg_(A0, A), atom_arg_(H0, H), atc_ladder:arc_member(A, H), seen_(A, _), seen_(H, _).
+    atom_arg_(A0, A), atom_arg_(H0, H),
+    (   var(A), nonvar(H)
+    ->  atc_ladder:item_arc(H, Arc),
+        shown_arc_(A, Arc, Members),
+        memberchk(H, Members)
+    ;   shown_arc_(A, _, Members),
+        member(H, Members)
+    ).
 %!  arc_goal(?A, ?G) is nondet.
 %   Verbatim text: for a reader who sees A at L0 and the turn that set its goal (its first
 %   member's, goal_shown_/2).
@@ -481,10 +493,40 @@ arc_goal(A0, G0) :-
     read_noted_(A).
 %!  arc_session(?A, ?S) is nondet.
 arc_session(A0, S) :-
-    atom_arg_(A0, A), atom_arg_(S, S1), atc_ladder:arc_session(A, S1), seen_(A, _).
+    atom_arg_(A0, A), atom_arg_(S, S1), shown_arc_(A, Arc, _), atc_ladder:arc_session(Arc, S1).
 %!  item_arc(?H, ?A) is nondet.
 item_arc(H0, A0) :-
-    atom_arg_(H0, H), atom_arg_(A0, A), atc_ladder:item_arc(H, A), seen_(H, _), seen_(A, _).
+    arc_member(A0, H0).
+
+:- thread_local shown_arc_memo_/2.      % Shown, Arc: an arc the running call was shown as Shown
+
+% shown_arc_(?Shown, ?Arc, -Members): the reader is shown the owner's arc Arc as Shown, made
+% of Members (visible_arc/4). A Shown that is not the owner's arc's own id is found again
+% from the call's earlier answers, else among the arcs of the items the reader sees.
+shown_arc_(Shown, Arc, Members) :-
+    grantee_view_reader(P),
+    (   nonvar(Arc)
+    ->  true
+    ;   var(Shown)
+    ->  reader_arc_(Arc)
+    ;   atc_ladder:arc(Shown)
+    ->  Arc = Shown
+    ;   shown_arc_memo_(Shown, Arc0)
+    ->  Arc = Arc0
+    ;   sub_atom(Shown, 0, _, _, arc_),
+        reader_arc_(Arc)
+    ),
+    visible_arc(P, Arc, Shown, Members),
+    (   Shown == Arc -> true
+    ;   shown_arc_memo_(Shown, Arc) -> true
+    ;   assertz(shown_arc_memo_(Shown, Arc))
+    ).
+
+% reader_arc_(-Arc): each arc with a member among the records the reader may see (kept_/2).
+reader_arc_(Arc) :-
+    findall(A, ( kept_(H, []), atc_ladder:item_arc(H, A) ), Arcs0),
+    sort(Arcs0, Arcs),
+    member(Arc, Arcs).
 %!  rollup(?R, ?S) is nondet.
 rollup(R0, S0) :- atom_arg_(R0, R), atom_arg_(S0, S), atc_ladder:rollup(R, S), seen_(R, _).
 %!  echo_of(?E, ?O, ?Sim) is nondet.

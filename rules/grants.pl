@@ -9,6 +9,7 @@
             visible_at/3,               % +Principal, +Record, +Level
             visible_source/4,           % +Principal, +Record, +Item, -Pointer
             visible_place/4,            % +Principal, +Record, +Path, -Name
+            visible_arc/4,              % +Principal, +Arc, -Shown, -Members
             reader_items/2,             % +Principal, -Items
             reader_records/2,           % +Principal, -Records
             reader_segments/2,          % +Principal, -Segments
@@ -41,7 +42,8 @@
             grants_mount_add/3,         % +Name, +Url, +TokenEnv
             grants_mount_remove/1,      % +Name
             grants_mount/3,             % ?Name, ?Url, ?TokenEnv
-            grants_now/1                % -IsoTime
+            grants_now/1,               % -IsoTime
+            grants_state/2              % +Source, -State
           ]).
 :- use_module(library(error)).
 :- use_module(library(lists)).
@@ -49,6 +51,7 @@
 :- use_module(library(ordsets)).
 :- use_module(library(aggregate)).
 :- use_module(library(solution_sequences)).
+:- use_module(library(sha), [sha_hash/3, hash_atom/2]).
 
 :- meta_predicate grants_read_once(0).
 :- use_module(store).
@@ -89,6 +92,9 @@ grantee when
     the least detailed of theirs. So a summary never shows more of a source than the source
     itself would, and does not vanish when the owner writes on in its session outside a
     grant's time window or tag (no grantee sees a derived record through those).
+  - An arc with a member hidden from the grantee is not visible, but its grouping is:
+    visible_arc/4 shows them the arc of the members they see, with nothing written from the
+    hidden one (no rung, summary or vector) and an id computed from the members they see.
   - A cell is visible to no grantee: cells partition every item of the home, hidden ones
     included, so which items share a cell, its aggregates and links, and whether all its
     members are visible all move when the owner writes where the grantee cannot see.
@@ -174,6 +180,40 @@ grants_mount(Name, Url, Env) :- mount_(Name, Url, Env).
 grants_now(Iso) :-
     get_time(Now),
     format_time(atom(Iso), '%FT%TZ', Now, posix).
+
+%!  grants_state(+Source, -State:dict) is det.
+%   The home's owner (or null), principals (each with its teams), grants (each with its
+%   revocation time or null, and whether it is live) and mounts, as lists of dicts. Source is
+%   `loaded` (the facts this process holds) or changes(Lines): the facts the journal lines
+%   Lines (the committed changes of this module's facts, in order: store_changes_facts/3)
+%   leave, so listing the principals of a home does not cost loading all its items. Token
+%   hashes stay in Prolog.
+grants_state(Source, _{owner: Owner, principals: Ps, grants: Gs, mounts: Ms}) :-
+    (   Source = changes(Lines)
+    ->  store_changes_facts(Lines, atc_grants, Facts),
+        Fact_1 = stored_fact_(Facts)
+    ;   must_be(oneof([loaded]), Source),
+        Fact_1 = state_fact_
+    ),
+    (   call(Fact_1, owner_(O)) -> Owner = O ; Owner = null ),
+    findall(_{name: P, kind: K, teams: Teams},
+            ( call(Fact_1, principal_(P, K)),
+              findall(T, call(Fact_1, member_(P, T)), Teams) ),
+            Ps),
+    grants_now(Now),
+    findall(_{id: Id, owner: Ow, grantee: G, filter: F, ceiling: C, expiry: E,
+              revoked: Rev, live: Live},
+            ( call(Fact_1, grant_(Id, Ow, G, F0, C, E, _)),
+              maplist(term_string, F0, F),
+              (   call(Fact_1, revoked_(Id, RT, _)) -> Rev = RT ; Rev = null ),
+              (   Rev == null, ( E == none ; Now @< E ) -> Live = true ; Live = false ) ),
+            Gs),
+    findall(_{name: N, url: U, token_env: E}, call(Fact_1, mount_(N, U, E)), Ms).
+
+% state_fact_(?Fact), stored_fact_(+Facts, ?Fact): Fact is one of this module's facts in
+% memory, or of those the journal holds (grants_state/2).
+state_fact_(F) :- call(F).
+stored_fact_(Facts, F) :- member(F, Facts).
 
 %!  grant_reaches(?Id, +Principal) is nondet.
 %   Grant Id, live (not revoked, not expired), reaches Principal: it names Principal, or a
@@ -729,6 +769,29 @@ visible_place(P, Record, Path, Name) :-
 % Where a record was read is told with its L1 (the turn as it was, shortened) or its L0.
 place_shown_(P, Record) :-
     visible_at(P, Record, l1).
+
+%!  visible_arc(+Principal, +Arc, -Shown, -Members:list) is semidet.
+%   Principal is shown the owner's arc Arc as the arc Shown grouping Members, the members of
+%   Arc they see, in order: Arc itself where they see it (every member, through grants of
+%   whole sessions), else, where they see two members or more, the arc curation would make
+%   of those alone (its id content-derived from them as curation's: `arc_` and 12 hex digits
+%   of the SHA-256 of the handles joined by newlines), which has no rungs, summary or vector
+%   for them: Arc's were written from members they do not see. So the grouping of what they
+%   see stays (an arc with one hidden member vanished whole, its members' grouping with it),
+%   and nothing of the hidden members shows: not their handles, count or times, nor, since
+%   Shown is computed from what they see, whether Arc gains a hidden member later.
+visible_arc(P, Arc, Shown, Members) :-
+    arc(Arc),
+    findall(H, ( arc_member(Arc, H), visible(P, H, _) ), Members),
+    (   visible(P, Arc, _)
+    ->  Shown = Arc
+    ;   Members = [_, _|_],
+        atomic_list_concat(Members, '\n', Joined),
+        sha_hash(Joined, Hash, [algorithm(sha256), encoding(utf8)]),
+        hash_atom(Hash, Hex),
+        sub_atom(Hex, 0, 12, _, Digits),
+        atom_concat(arc_, Digits, Shown)
+    ).
 
 visible_(Now, P, Grants, R, Max) :-
     (   item(R)

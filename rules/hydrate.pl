@@ -2262,18 +2262,25 @@ neighbour_(Settings, Id, Other, W, near) :-
     first_seen_(Settings.reader, 6, Other, ( item_goal(Other, G), Other \== Id )).
 
 % story_neighbour_(+Reader, +Id, -Neighbour, -Weight, -Role)
-% An arc with several members stands in for them; a small arc contributes its members. The
+% An arc with several members stands in for them; a small arc contributes its members. An
+% arc with a member hidden from Reader is not theirs to read (its summary was written from
+% that member): the members they see nearest Id stand in (arc_mates_near_/4), so the seed
+% keeps its arc's story where it lost it whole. The
 % turns before and after Id are the nearest of its session each side that Reader sees
 % (seen_turn_/6): for a grantee the owner's next turn may be hidden, and filtering it out
 % left them no turn after the seed, so their frame lacked the reply an owner of the turns
 % they see would have had, and told by that lack that something sat there.
-story_neighbour_(_, Id, Arc, 0.85, arc) :-
+story_neighbour_(Reader, Id, Arc, 0.85, arc) :-
     item_arc(Id, Arc),
-    arc_has_more_than_two_(Arc).
-story_neighbour_(_, Id, Mate, 0.85, arc) :-
+    arc_has_more_than_two_(Arc),
+    readable_(Reader, Arc).
+story_neighbour_(Reader, Id, Mate, 0.85, arc) :-
     item_arc(Id, Arc),
-    \+ arc_has_more_than_two_(Arc),
-    arc_member(Arc, Mate), Mate \== Id.
+    (   \+ arc_has_more_than_two_(Arc)
+    ->  arc_member(Arc, Mate), Mate \== Id
+    ;   \+ readable_(Reader, Arc)
+    ->  arc_mates_near_(Reader, Arc, Id, Mate)
+    ).
 story_neighbour_(_, Arc, Member, 0.8, arc) :-
     arc(Arc),
     arc_member(Arc, Member).
@@ -2340,6 +2347,28 @@ session_places_made_(last, S, Last) :-
 % session's end, pays for reading the session's items.
 story_reach_(none, 1) :- !.
 story_reach_(_, 100).
+
+% arc_mates_near_(+Reader, +Arc, +Id, -Mate): the members of Arc that Reader sees nearest Id,
+% up to three each side (an arc can hold hundreds: a run of failures), looked up outward from
+% Id so that a long arc costs what is near the seed.
+arc_mates_near_(Reader, Arc, Id, Mate) :-
+    findall(M, arc_member(Arc, M), Members),
+    append(Before, [Id|After], Members), !,
+    reverse(Before, Back),
+    (   first_readable_(Reader, 3, After, Mates)
+    ;   first_readable_(Reader, 3, Back, Mates)
+    ),
+    member(Mate, Mates).
+
+% first_readable_(+Reader, +K, +Ids, -Readable): the first K of Ids that Reader may read.
+first_readable_(_, 0, _, []) :- !.
+first_readable_(_, _, [], []).
+first_readable_(Reader, K, [Id|Ids], Readable) :-
+    (   readable_(Reader, Id)
+    ->  Readable = [Id|Rest], K1 is K - 1
+    ;   Readable = Rest, K1 = K
+    ),
+    first_readable_(Reader, K1, Ids, Rest).
 
 % Counted up to the third member: a seed's arc can hold hundreds (a run of test failures, a
 % day's edits), and counting them all, twice per seed, cost ~1 ms of such a frame.

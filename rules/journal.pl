@@ -8,6 +8,7 @@
             item_time/2,                % ?Handle, ?Time
             item_seq/2,                 % ?Handle, ?Seq
             session_item/3,             % +Session, +Seq, -Handle
+            journal_session/1,          % ?Session
             item_segment/2,             % ?Handle, ?Segment
             item_source/2,              % ?Handle, ?Pointer
             item_source_name/2,         % ?Handle, ?SourceName
@@ -26,6 +27,7 @@
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_supersede_answered/4, % +Source, +Segment, +Keep, -Handles
             journal_refresh/3,          % +Strings, +Keep, -Changed
+            journal_follow_moved/2,     % +Strings, -Moved
             journal_successors/3,       % +Superseded, +Keep, -Pairs
             journal_superseded_readings/2, % +Handles, -Readings
             journal_adopt_launch_goals/2, % +Handles, -Changed
@@ -179,6 +181,12 @@ item_goal(H, Goal) :-
         stored_goal_(Text, Stored),
         Goal = Text
     ).
+
+%!  journal_session(?Session) is nondet.
+%   Session is one memory holds items of, each once, from the record of its working directory
+%   (session_cwd_/2): every session ingested since that record came in; a session of an older
+%   home without one is not listed.
+journal_session(Session) :- session_cwd_(Session, _).
 
 %!  item_session(?Handle, ?Session) is nondet.
 item_session(H, Session) :- live_(H, _, Session, _, _, _, _, _, _, _).
@@ -711,12 +719,16 @@ unerased_goal_(Erased, Item0, Wire0, Item, Wire) :-
     ).
 
 wire_handle_(Wire, H) :-
-    sub_string(Wire, 0, 1, _, First),
-    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ),
+    wire_start_(Wire, Start, Sep),
     sub_string(Wire, End, 1, _, Sep), End >= Start,
     !,
     Length is End - Start,
     sub_atom(Wire, Start, Length, _, H).
+
+% Where a wire string's first field starts, and its separator (see wire_fields_/2).
+wire_start_(Wire, Start, Sep) :-
+    sub_string(Wire, 0, 1, _, First),
+    (   First == "\u0000" -> Start = 2, sub_string(Wire, 1, 1, _, Sep) ; Start = 1, Sep = First ).
 
 counts_(c(Handles0, Unchanged, Forgotten),
         _{new: New, unchanged: Unchanged, new_handles: Handles, forgotten: Forgotten}) :-
@@ -1055,6 +1067,69 @@ refresh_wire_(Kept, Wire, Changed0, Changed) :-
         Changed = [H|Changed0]
     ;   Changed = Changed0
     ).
+
+%!  journal_follow_moved(+Strings:list(string), -Moved:list(atom)) is det.
+%
+%   A transcript read at a path memory has not read it at may give items the journal holds
+%   from another file: the same transcript, its folder moved or renamed. Of the items of
+%   Strings (the host's wire format) that the journal held before from a source file that no
+%   longer exists, each takes the new reading's source and pointer, so that its pointer (and
+%   every receipt written after) resolves where the file is now; its other fields stay (the
+%   handle, made from session, kind, identity and text, says it is the same record). An item
+%   whose file is still there (a copy read beside it) keeps pointing at that file. The places
+%   erased items were read from in the gone file (forgotten_place_/4) move with them, so the
+%   moved file still refuses the parts of a forgotten turn (journal_refuses/2). Moved are
+%   those handles, in the order of Strings. The caller commits.
+journal_follow_moved(Strings, Moved) :-
+    must_be(list(string), Strings),
+    foldl(follow_moved_, Strings, []-[], Moved0-Gone),
+    reverse(Moved0, Moved),
+    forall(member(Src0-moved(Src), Gone), move_forgotten_places_(Src0, Src)).
+
+% Gone lists what was found of each source met so far, Src0-kept (still there) or
+% Src0-moved(Src) (gone, read at Src now): a file's items share one source, one stat.
+follow_moved_(Wire, Moved0-Gone0, Moved-Gone) :-
+    (   wire_handle_(Wire, H),
+        item_(H, Src0, Ses, Seq, K, R, SG, T, Seg, SP0),
+        wire_source_(Wire, SrcS),
+        \+ atom_string(Src0, SrcS)              % read at another path, the usual re-read not
+    ->  atom_string(SrcA, SrcS),
+        source_gone_(Src0, SrcA, Gone0, Gone, IsGone),
+        (   IsGone == true
+        ->  wire_item_(Wire, Read),
+            stored_item_(Read, item(H, Src, _, _, _, _, _, _, _, SP, _, _)),
+            durable_retract(atc_journal:item_(H, Src0, Ses, Seq, K, R, SG, T, Seg, SP0)),
+            durable_assert(atc_journal:item_(H, Src, Ses, Seq, K, R, SG, T, Seg, SP)),
+            Moved = [H|Moved0]
+        ;   Moved = Moved0
+        )
+    ;   Moved = Moved0,
+        Gone = Gone0
+    ).
+
+source_gone_(Src0, Src, Gone0, Gone, IsGone) :-
+    (   memberchk(Src0-Found, Gone0)
+    ->  Gone = Gone0
+    ;   (   exists_file(Src0) -> Found = kept ; Found = moved(Src) ),
+        Gone = [Src0-Found|Gone0]
+    ),
+    (   Found == kept -> IsGone = false ; IsGone = true ).
+
+move_forgotten_places_(Src0, Src) :-
+    forall(forgotten_place_(H, Src0, First, Last),
+           (   durable_retract(atc_journal:forgotten_place_(H, Src0, First, Last)),
+               durable_assert(atc_journal:forgotten_place_(H, Src, First, Last)) )).
+
+% The source field of a wire string (its second), cut out without decoding the rest.
+wire_source_(Wire, Src) :-
+    wire_start_(Wire, Start, Sep),
+    sub_string(Wire, End1, 1, _, Sep), End1 >= Start,
+    !,
+    From is End1 + 1,
+    sub_string(Wire, End2, 1, _, Sep), End2 >= From,
+    !,
+    Length is End2 - From,
+    sub_string(Wire, From, Length, _, Src).
 
 %!  journal_adopt_launch_goals(+Handles:list(atom), -Changed:list(atom)) is det.
 %

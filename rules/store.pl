@@ -13,6 +13,7 @@
             store_forget_writer/0,
             store_refresh/1,            % -Outcome
             store_fact_count/1,         % -Count
+            store_changes_facts/3,      % +Changes, +Module, -Facts
             store_dump/3,               % +Directory, +PartFacts, -Info
             store_assemble_snapshot/2,  % +Parts, +File
             store_assemble_snapshot/3,  % +Parts, +Lanes, +File
@@ -831,6 +832,37 @@ stream_digest_(S, Epoch, Offset, Digest) :-
     (   Epoch == none
     ->  variant_sha1(Offset-Bytes, Digest)
     ;   variant_sha1(Epoch-Offset-Bytes, Digest)
+    ).
+
+%!  store_changes_facts(+Changes:list, +Module, -Facts:list) is det.
+%
+%   Facts are the facts of Module (each as Module writes it, unqualified) that Changes, lines
+%   of the journal changing Module's facts (`a(:(Module,Fact)).`, `r(:(Module,Fact)).`) in
+%   the order they were committed, leave, read as terms (data, never code) without touching
+%   what this process holds. The host finds such lines in a home's journal without loading
+%   it (journal_lines.py): the journal holds every durable fact, so a listing of a few facts
+%   (the principals and grants of a home) costs a scan of the file, where opening the home
+%   loaded every fact. A line that is not such a change ends the reading there, as an
+%   unreadable line ends a replay.
+store_changes_facts(Changes, M, Facts) :-
+    must_be(list, Changes),
+    must_be(atom, M),
+    retractall(changed_fact_(_)),
+    changes_apply_(Changes, M),
+    findall(F, retract(changed_fact_(F)), Facts).
+
+:- thread_local changed_fact_/1.        % Fact: what store_changes_facts/3 has applied so far
+
+changes_apply_([], _).
+changes_apply_([Line|Lines], M) :-
+    (   catch(term_string(Change, Line), _, fail),
+        (   Change = a(M:F)
+        ->  assertz(changed_fact_(F))
+        ;   Change = r(M:F)
+        ->  retractall(changed_fact_(F))
+        )
+    ->  changes_apply_(Lines, M)
+    ;   true
     ).
 
 %!  store_fact_count(-Count:nonneg) is det.

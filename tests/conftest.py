@@ -103,6 +103,19 @@ def memory(home: Path):
 
 
 @pytest.fixture
+def hash_memory(home: Path):
+    """A Memory opened on a fresh home with the ``hash`` embedder (no model to load), closed
+    after the test."""
+    from attention_cloud import Memory
+    from attention_cloud.home import write_config
+
+    write_config(home, {"embedder": "hash"})
+    mem = Memory.open(home)
+    yield mem
+    mem.close()
+
+
+@pytest.fixture
 def home_from_journal(tmp_path: Path):
     """Make a home (``hash`` embedder) whose journal is a copy of a fixture journal written by
     earlier code: ``home_from_journal(FIXTURE / "journal.pl")``."""

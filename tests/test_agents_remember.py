@@ -122,8 +122,40 @@ def test_a_recalled_frame_inside_the_text_is_not_remembered_again(mem: Memory) -
 
 
 def test_a_text_that_is_only_a_frame_is_refused_and_memory_unchanged(mem: Memory) -> None:
-    with pytest.raises(InputError, match="only a <memory-frame> envelope"):
+    with pytest.raises(InputError, match="only recalled memory"):
         mem.remember('<memory-frame receipt="r_1">\n- recalled fact\n</memory-frame>')
+    assert not (mem.home / REMEMBERED_FILE).exists()
+    assert mem.query("item(H)").rows == []
+
+
+def test_what_the_mcp_hydrate_tool_gave_is_not_remembered_again(mem: Memory) -> None:
+    """An MCP agent that pastes the `hydrate` tool's text (the envelope, then the line naming
+    its receipt) into `remember` stores its own words only: the receipt line is recall's too,
+    and was kept as the note's first line and its goal."""
+    from attention_cloud.agents.mcp_server import hydrate_text
+
+    frame = mem.hydrate("anything at all", budget=200)
+    given = hydrate_text({"frame": frame.envelope, "receipt_id": frame.receipt_id})
+    done = mem.remember(f"{given}\nDecision: use sqlite for the cache.")
+    item = mem.item(done.handle)
+    assert item.text == item.goal == "Decision: use sqlite for the cache."
+    assert frame.receipt_id not in (mem.home / REMEMBERED_FILE).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("recalled", [
+    "{frame}\n{line}",                              # the MCP hydrate tool's whole text
+    "{line}",                                        # its receipt line alone
+    "{plain}",                                       # `atc hydrate` output, no envelope
+])
+def test_a_text_that_is_only_recall_is_refused_and_memory_unchanged(
+        mem: Memory, recalled: str) -> None:
+    from attention_cloud.agents.mcp_server import receipt_line
+
+    frame = mem.hydrate("anything at all", budget=200)
+    text = recalled.format(frame=frame.envelope, line=receipt_line(frame.receipt_id),
+                           plain=frame.text)
+    with pytest.raises(InputError, match="nothing to remember: the text is only recalled memory"):
+        mem.remember(text)
     assert not (mem.home / REMEMBERED_FILE).exists()
     assert mem.query("item(H)").rows == []
 

@@ -75,6 +75,38 @@ def test_bm25_scores_follow_the_formula():
     assert key == "b" and score == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("snapshot", [False, True])
+def test_bm25_scores_are_the_formulas_bit_for_bit(tmp_path, eager_snapshots, snapshot):
+    """Each term's score is ``idf * tf * (k1 + 1) / (tf + norm)`` in that order of operations
+    and the terms' scores are summed in the query's order: exactly the float64 numbers, from
+    the postings held in memory and from a snapshot's mapped arrays alike (hydration compares
+    scores across runs; a change of rounding would move frames)."""
+    texts = {"a": "apple banana", "b": "banana cherry cherry date", "c": "cherry apple apple",
+             "d": "date date date banana cherry"}
+    index = LexicalIndex.open(tmp_path / "lex") if snapshot else LexicalIndex()
+    index.add(list(texts), list(texts.values()))
+    if snapshot:
+        index.close()
+        index = LexicalIndex.open(tmp_path / "lex", read_only=True)
+    words = {key: text.split() for key, text in texts.items()}
+    average = sum(map(len, words.values())) / len(words)
+
+    def score(key: str, query: list[str]) -> float:
+        total = 0.0
+        for term in query:
+            tf = words[key].count(term)
+            if tf:
+                df = sum(term in w for w in words.values())
+                idf = math.log(1.0 + (len(words) - df + 0.5) / (df + 0.5))
+                norm = 1.2 * (1.0 - 0.75 + 0.75 * len(words[key]) / average)
+                total += idf * float(tf) * (1.2 + 1.0) / (float(tf) + norm)
+        return total
+
+    for query in (["cherry"], ["banana", "date"], ["apple", "cherry", "date"]):
+        got = dict(index.search(" ".join(query), 10))
+        assert got == {key: score(key, query) for key in texts if score(key, query)}
+
+
 def test_search_misses_return_nothing_and_k_limits():
     index = make_index()
     assert index.search("zebra", 3) == []

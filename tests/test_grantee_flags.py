@@ -211,3 +211,19 @@ def test_a_grantees_rule_is_refused_cputime_and_the_owner_still_reads_it(mem):
         reader_query(mem, "bob", "took(T)", rules_text="took(T) :- T is cputime.\n")
     assert "cputime" in str(caught.value)
     assert mem.query("X is cputime").rows[0]["X"] > 0
+
+
+@pytest.mark.parametrize("goal,rules", [("get_time(T)", None), ("call(get_time, T)", None),
+                                        ("now(T)", "now(T) :- get_time(T).\n")])
+def test_a_grantee_is_refused_the_clock_and_the_owner_still_reads_it(mem, goal, rules):
+    """get_time/1 gave a grantee the time to the microsecond, so `get_time(A), Goal,
+    get_time(B)` measured how long a goal over the owner's memory took, which grows with the
+    records hidden from them (the reason statistics/2 and `cputime` are refused): a goal
+    naming a hidden record's handle costs a look at the policy, one naming no record none."""
+    from attention_cloud.sharing import reader_query
+
+    with pytest.raises(AtcError) as caught:
+        reader_query(mem, "bob", goal, rules_text=rules)
+    message = str(caught.value)
+    assert "\n" not in message and "get_time/1" in message, message
+    assert mem.query("get_time(T)").rows[0]["T"] > 1.7e9

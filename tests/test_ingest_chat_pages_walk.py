@@ -124,4 +124,32 @@ def test_a_thread_exported_in_both_formats_is_read_once_from_its_json(tmp_path):
         handles = {r["H"] for r in mem.query("item_speaker(H, S)").rows}
     assert handles == {i.handle for i in parse_path(folder / "message_1.json").items}
     assert [(Path(f).name, why) for f, why in report.files_skipped] == [
-        ("message_1.html", "the thread's JSON export beside it is read instead, left out")]
+        ("message_1.html", "the thread's JSON export, beside it or elsewhere in this ingest, "
+                           "is read instead, left out")]
+
+
+def test_a_thread_exported_in_both_formats_into_two_folders_is_read_once(tmp_path):
+    """The export downloaded twice, once as JSON and once as HTML, unzipped into two folders
+    of one walk: the page had no JSON beside it, so each message of the thread came twice (two
+    handles, the JSON's time to the millisecond). The page of a thread whose JSON pages the
+    same ingest reads is left out, wherever they lie; a page of another thread is read."""
+    thread = FIXTURES / "messenger_export" / "your_facebook_activity" / "messages" / "inbox" \
+        / "runningclub_3825"
+    json_thread = tmp_path / "exports" / "facebook-json" / "messages" / "inbox" / thread.name
+    html_thread = tmp_path / "exports" / "facebook-html" / "messages" / "inbox" / thread.name
+    json_thread.mkdir(parents=True)
+    html_thread.mkdir(parents=True)
+    shutil.copy(thread / "message_1.json", json_thread)
+    shutil.copy(thread / "message_1.html", html_thread)
+    other = tmp_path / "exports" / "facebook-html" / "messages" / "inbox" / "dana_1742"
+    other.mkdir()
+    shutil.copy(INSTAGRAM, other / "message_1.html")
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(tmp_path / "exports")])
+        sessions = {r["S"] for r in mem.query("item_session(H, S)").rows}
+        handles = {r["H"] for r in mem.query("item_session(H, 'inbox/runningclub_3825')").rows}
+    assert handles == {i.handle for i in parse_path(json_thread / "message_1.json").items}
+    assert sessions == {"inbox/runningclub_3825", "inbox/dana_1742"}
+    assert [(Path(f).parent.parent.parent.parent.name, why) for f, why in report.files_skipped] \
+        == [("facebook-html", "the thread's JSON export, beside it or elsewhere in this ingest, "
+                              "is read instead, left out")]

@@ -225,3 +225,98 @@ def test_an_application_log_is_no_chat_of_its_levels():
     result = parse_text(chat, name="chat.txt")
     assert [i.speaker for i in result.items] == ["Dana", "Lei", "Dana", "Lei"]
     assert "ERROR: connection refused" in result.items[2].text
+
+
+def test_a_two_line_chat_whose_reply_is_short_is_a_chat():
+    """"Ann: lunch at noon?" then "Bo: sure" was "cannot detect format": where each spoke once
+    and no line had a time, every line had to say three words or more, and a reply rarely
+    does. A first line that asks or addresses the other now says it is a chat; a record's
+    fields still are none."""
+    for text, said in (("Ann: lunch at noon?\nBo: sure\n", ["lunch at noon?", "sure"]),
+                       ("Ann: are you at the bridge yet\nBo: 5 min\n",
+                        ["are you at the bridge yet", "5 min"])):
+        result = parse_text(text, name="chat.txt")
+        assert result.format == "text"
+        assert [(i.speaker, i.role, i.text) for i in result.items] == [
+            ("Ann", "user", said[0]), ("Bo", "assistant", said[1])]
+    for fields in ("Name: Dana Reyes\nRole: Senior Engineer\n", "Host: db.internal\nPort: 5432\n",
+                   "Owner: who is on call?\nPort: 5432\n"):
+        with pytest.raises(InputError, match="cannot detect format"):
+            parse_text(fields, name="card.txt")
+
+
+CHECKLIST = """Deploy checklist for the payments service
+
+Note: run the migrations before the restart.
+Note: the cache must be flushed after the deploy.
+Check the dashboards for ten minutes afterwards.
+"""
+BUILD_LOG = """Starting build at 10:02
+Error: cannot find module 'left-pad'
+Retrying with the lockfile
+Error: cannot find module 'left-pad'
+Warning: 3 packages are deprecated
+Build failed.
+"""
+RECORDS = """Host: db.internal
+Port: 5432
+Database: orders
+
+Host: cache.internal
+Port: 6379
+Database: sessions
+"""
+MINUTES = """Sprint review, 8 May
+
+Action: Dana books the room for Friday.
+Decision: we keep the river loop as the long run.
+Action: Lei updates the route on the club page.
+Decision: pancakes after, as always.
+"""
+COMPONENT_LOG = """2024-03-05 10:02:11 Scheduler: queued 12 jobs
+2024-03-05 10:02:12 Worker: picked job 1
+2024-03-05 10:02:13 Scheduler: queued 3 jobs
+2024-03-05 10:02:14 Worker: done job 1
+2024-03-05 10:02:15 Worker: picked job 2
+"""
+PEOPLE = """Name: Dana Reyes
+Team: Payments
+Name: Lei Chen
+Team: Platform
+"""
+
+
+@pytest.mark.parametrize("text", [CHECKLIST, BUILD_LOG, MINUTES, COMPONENT_LOG, RECORDS, PEOPLE],
+                         ids=["checklist", "build-log", "minutes", "component-log", "records",
+                              "people-records"])
+def test_repeated_keys_of_a_plain_file_are_no_speakers(text):
+    """A name that starts two lines was a speaker "whatever it is": a checklist's two "Note:"
+    lines were a chat of a person called Note (the prose after them glued to Note's turns), a
+    build log's "Error:" lines a person called Error, a meeting's "Action:"/"Decision:" lines
+    and a config's "Host:"/"Port:" two people taking turns, an application log's timed
+    "Scheduler:" and "Worker:" lines too. Labels that recur without taking turns or asking
+    anything, lines more than half of which are a record's values (5432, db.internal, Dana
+    Reyes), and four timed lines or more of which not one in eight addresses anyone, are no
+    chat."""
+    with pytest.raises(InputError, match="cannot detect format"):
+        parse_text(text, name="notes.txt")
+
+
+def test_people_talking_are_still_read_as_a_chat_beside_those_files():
+    """The other direction: chats whose names recur, without times, still read as chats (terse
+    capitalised replies too, "Sure", "Noon"); an interview's Q: and A: take turns and ask, so
+    they are its speakers."""
+    chat = ("Priya: I finished the pottery class today\nTomás: nice, what did you make\n"
+            "Priya: a bowl and two cups\nTomás: show me tomorrow\n")
+    interview = ("Q: Where did you grow up?\nA: In Lisbon, by the river.\n"
+                 "Q: What brought you to Berlin?\nA: A job at a bakery.\n")
+    quiet = ("Dana: the deploy failed again\nLei: which service\nDana: payments, at 10:02\n"
+             "Lei: I will look after lunch\nDana: thanks\n")
+    terse = "Dana: Lunch tomorrow?\nLei: Sure\nDana: Noon\nLei: Great\n"
+    for text, speakers in ((chat, ["Priya", "Tomás", "Priya", "Tomás"]),
+                           (terse, ["Dana", "Lei", "Dana", "Lei"]),
+                           (interview, ["Q", "A", "Q", "A"]),
+                           (quiet, ["Dana", "Lei", "Dana", "Lei", "Dana"])):
+        result = parse_text(text, name="chat.txt")
+        assert result.format == "text"
+        assert [i.speaker for i in result.items] == speakers

@@ -95,3 +95,17 @@ def test_ids_find_keys_in_the_overlay_the_load_or_neither_in_any_mix():
     assert table.ids(["it_0001", "it_0002"]).tolist() == [1, 2]  # none in it
     assert table.ids([]).tolist() == []
     assert KeyTable().ids(["x"]).tolist() == [-1]
+
+
+def test_ascii_and_other_keys_are_looked_up_alike():
+    """ids() of keys that are all ASCII (every handle; numpy encodes them) and of keys that
+    are not (encoded one by one) give the same answers: a key longer than the widest loaded
+    one, one that ends in NUL or holds one, and a prefix of a loaded key are absent either way."""
+    ids = np.array([5, 0, 9, 2, 3, 7, 11])
+    table = KeyTable.from_blob(blob_of(KEYS), ids)
+    ascii_keys = [k for k in KEYS if k.isascii()]
+    edge = ["x\0", "nul\0key", "a-key-that-is-longer-than-twenty-four-bytes" + "!",
+            "it_f51b3a4eedc021c", "arc_2401c71280f4\0", ""]
+    want = dict(zip(KEYS, ids.tolist()))
+    for queries in (ascii_keys + edge, edge + ["é-ünïcode"] + ascii_keys):
+        assert table.ids(queries).tolist() == [want.get(k, -1) for k in queries]

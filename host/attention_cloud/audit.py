@@ -6,6 +6,9 @@ the event's own keys (``reader``, ``op``, ``goal``, ``facts`` of ``{"handle", "l
 read; ``who`` and ``why`` for a declassification). The log holds handles, goals and reasons,
 never the text of an item. ``atc audit`` reads it. A read naming many records names them by
 number over its reader's index (:mod:`.audit_index`); :func:`read_events` lists them again.
+A text the caller chose (a grantee's goal, up to 32,768 characters) is kept to its first
+:data:`AUDIT_TEXT_CHARS` characters, with the whole text's length and SHA-256 beside it
+(``goal_chars``, ``goal_sha256``): a goal kept whole grew the log by 32 KB a call.
 
 Example::
 
@@ -15,6 +18,7 @@ Example::
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -27,6 +31,9 @@ from .line_files import append_composed, append_line
 AUDIT_FILE = "audit.jsonl"
 #: Each audit log's readers' indexes in this process, by the log's path.
 _INDEXES: dict[str, ReaderIndexes] = {}
+#: The most of one text of an event (a goal, an error, a reason) the log keeps: the owner can
+#: read what was asked, and a longer text is known by its length and SHA-256 beside it.
+AUDIT_TEXT_CHARS = 1_000
 
 
 def utc_now() -> str:
@@ -36,8 +43,9 @@ def utc_now() -> str:
 
 def append_event(home: Path, event: dict[str, Any]) -> dict[str, Any]:
     """Append one event to the home's audit log (one line, fsynced before returning);
-    ``time`` is added when missing. Returns the event as written."""
-    record = {"time": utc_now(), **event}
+    ``time`` is added when missing; a text longer than :data:`AUDIT_TEXT_CHARS` is cut
+    (:func:`bounded_texts`). Returns the event as written."""
+    record = bounded_texts({"time": utc_now(), **event})
     path = Path(home) / AUDIT_FILE
     facts = record.get("facts")
     if record.get("event") == "read" and isinstance(facts, list) and \
@@ -55,6 +63,23 @@ def append_event(home: Path, event: dict[str, Any]) -> dict[str, Any]:
     line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
     append_line(path, line)
     return record
+
+
+def bounded_texts(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` with each text value longer than :data:`AUDIT_TEXT_CHARS` characters cut to
+    that many, its whole length and SHA-256 (hex, of its UTF-8) added as ``KEY_chars`` and
+    ``KEY_sha256``: each call of a grantee's wrote their whole goal, so goals of 32 KB sent
+    within their share of the server's time grew the owner's log by gigabytes a day."""
+    out: dict[str, Any] = {}
+    for key, value in event.items():
+        if isinstance(value, str) and len(value) > AUDIT_TEXT_CHARS:
+            out[key] = value[:AUDIT_TEXT_CHARS]
+            out[f"{key}_chars"] = len(value)
+            out[f"{key}_sha256"] = hashlib.sha256(value.encode("utf-8", "surrogatepass")
+                                                  ).hexdigest()
+        else:
+            out[key] = value
+    return out
 
 
 def read_events(home: Path, *, reader: str | None = None,
@@ -126,6 +151,9 @@ def describe_event(event: dict[str, Any]) -> str:
         shown = ", ".join(f"{f.get('handle')}@{f.get('level')}" for f in facts[:8])
         more = f" (+{len(facts) - 8} more)" if len(facts) > 8 else ""
         goal = f" {json.dumps(event['goal'], ensure_ascii=False)}" if event.get("goal") else ""
+        if event.get("goal_chars"):
+            goal += (f" (cut: {event['goal_chars']:,} characters, "
+                     f"sha256 {str(event.get('goal_sha256', ''))[:16]}…)")
         return (f"{when}  read  {event.get('reader')}  {event.get('op')}{goal}  "
                 f"{len(facts)} record{'s' if len(facts) != 1 else ''}"
                 f"{': ' + shown + more if facts else ''}")

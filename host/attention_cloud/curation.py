@@ -60,6 +60,11 @@ ECHO_SEARCH_CACHE = 20_000
 #: (~2 KB an item, ~20 MB): a longer run builds each session once all its items are curated,
 #: so only a session of more items than this is read again.
 RUNGS_KEPT = 10_000
+#: Items of the sessions a Memory built last whose extractive rungs it keeps between curate
+#: runs (~2 KB an item, ~10 MB at most): an agent that curates after every turn of a long
+#: session rebuilds that session's rollup each time, and read all its items again for it
+#: (~4 ms an item: 2.6 s a curate at 600 items, growing with every turn).
+SESSION_RUNGS_KEPT = 5_000
 
 
 class KeptRungs:
@@ -94,15 +99,35 @@ class KeptRungs:
         for handle in handles:
             self._rungs.pop(handle, None)
 
-    def rungs_of(self, views: list[ItemView]) -> list[Rungs]:
-        """The extractive rungs of ``views``, same order: kept ones, the rest read now."""
-        found: list[Rungs | None] = []
-        for view in views:
-            kept = self._rungs.get(view.handle)
-            found.append(kept[1] if kept is not None and kept[0] == self._reading(view) else None)
+    def _kept(self, view: ItemView) -> Rungs | None:
+        kept = self._rungs.get(view.handle)
+        return kept[1] if kept is not None and kept[0] == self._reading(view) else None
+
+    def rungs_of(self, views: list[ItemView], behind: "KeptRungs | None" = None) -> list[Rungs]:
+        """The extractive rungs of ``views``, same order: kept ones (here, else ``behind``),
+        the rest read now; ``behind`` then keeps them all."""
+        found = [self._kept(view) or (behind._kept(view) if behind is not None else None)
+                 for view in views]
         missing = [view for view, rung in zip(views, found) if rung is None]
         fresh = iter(curate_items(missing) if missing else [])
-        return [rung if rung is not None else next(fresh) for rung in found]
+        rungs = [rung if rung is not None else next(fresh) for rung in found]
+        if behind is not None:
+            behind.keep(views, rungs)
+        return rungs
+
+
+def session_rungs(mem: Any) -> KeptRungs:
+    """The rungs ``mem`` kept of the sessions it built last, for its next curate run (held by
+    the Memory, which drops them when an erasure elsewhere makes it read the home afresh)."""
+    if mem.session_rungs is None:
+        mem.session_rungs = KeptRungs(SESSION_RUNGS_KEPT)
+    return mem.session_rungs
+
+
+def forget_session_rungs(mem: Any) -> None:
+    """Drop what :func:`session_rungs` kept (an erasure: no rung of a forgotten item stays in
+    the process)."""
+    mem.session_rungs = None
 
 
 @dataclass
@@ -338,6 +363,7 @@ def curate_scope(mem: Any, items: list[str], sessions: set[str], echo_items: lis
     without the forgotten items, leaving the rest of the home as it is."""
     report = CurateReport()
     mem.lock.acquire()
+    forget_session_rungs(mem)
     unfinished = _pending_path(mem).exists()  # a killed curate's list: its next run needs it
     distillations = bool(mem.config.get("distillation_vectors", True)) and not mem.jump.disabled
     (raw,) = mem.pl.once("atc_ladder:ladder_uncurated_of", [Atom(h) for h in items], Var())
@@ -415,7 +441,8 @@ def _curate_sessions(mem: Any, touched: set[str], report: CurateReport,
         views = [_view(t) for t in raw]
         if not views:
             continue
-        by_handle = {r.handle: r for r in (kept or KeptRungs(0)).rungs_of(views)}
+        by_handle = {r.handle: r for r in (kept or KeptRungs(0)).rungs_of(
+            views, session_rungs(mem))}
         if kept is not None:  # built now: room for the items of sessions still open
             kept.forget(by_handle)
         segment = _segments(mem, [views[0].handle]).get(views[0].handle, "default")

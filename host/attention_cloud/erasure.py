@@ -458,8 +458,8 @@ def redact(value: Any, handles: set[str], records: set[str], needles: list[str])
     """``value`` (a receipt or an audit entry) with its text about erased items removed: an
     entry naming an erased item (``handle``) keeps only ``handle``, ``segment``, ``level`` and
     ``forgotten: true``; one naming a record derived from it loses ``text``; any other string
-    that holds an erased text (``needles``), or is a long part of one, becomes ``[forgotten]``.
-    An audit log's ``forget`` event is the record that is to remain of the item (it holds no
+    that holds an erased text (``needles``), or is a long part of one, becomes ``[forgotten]``
+    (and the digest an audit line keeps of it, ``KEY_sha256``, goes). An audit log's ``forget`` event is the record that is to remain of the item (it holds no
     text of it): only its strings are redacted, so forgetting the item again keeps it."""
     if isinstance(value, dict):
         handle = value.get("handle")
@@ -467,6 +467,8 @@ def redact(value: Any, handles: set[str], records: set[str], needles: list[str])
             return {k: value[k] for k in ("handle", "segment", "level") if k in value} | \
                 {"forgotten": True}
         out = {k: redact(v, handles, records, needles) for k, v in value.items()}
+        for key in [k for k, v in out.items() if v == MARKER and value[k] != MARKER]:
+            out.pop(f"{key}_sha256", None)   # a digest of it would confirm a guess of it
         if isinstance(handle, str) and handle in records and "text" in out:
             out["text"] = MARKER
         return out

@@ -17,6 +17,7 @@ for writing.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -82,9 +83,9 @@ class Jump:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._queries_by: Any = None  # the embedder that made them
         self._made: OrderedDict[bytes, str] = OrderedDict()  # text digest -> a key holding its vector
-        #: members text -> (records, row ids of their texts then their distillations, and the
-        #: rows of their copies in the cell rows file, -1 where none)
-        self._group_rows: OrderedDict[str, tuple[list[str], np.ndarray, np.ndarray]] = OrderedDict()
+        #: members text -> its records, the row ids of their texts then their distillations,
+        #: and the rows of their copies in the cell rows file, -1 where none
+        self._group_rows: OrderedDict[str, _GroupRows] = OrderedDict()
         self._group_rows_of: tuple | None = None  # (id(store), store.changes, cell rows stamp)
         self._cell_rows: Any = None  # cells.rows.CellRows of the open store, or None
         self._cell_rows_stamp: Any = None
@@ -433,32 +434,32 @@ class Jump:
         if self._group_rows_of != (id(store), store.changes, self._cell_rows_stamp):
             self._group_rows.clear()
             self._group_rows_of = (id(store), store.changes, self._cell_rows_stamp)
-        records: list[str] = []
+        groups = list(groups)
+        records = _GroupRecords()
         parts: list[np.ndarray] = []
         copied: list[np.ndarray] = []
         seen: set[str] = set()
-        for members, left_out in groups:
+        for number, (members, left_out) in enumerate(groups):
             cached = self._group_rows.get(members)
             if cached is None:
                 names = members.split("\n") if members else []
                 ids = store.ids(names + [distillation_key(r) for r in names])
-                cached = (names, ids, _copies_of_group(copies, ids, len(names)))
+                cached = _GroupRows(names, ids, _copies_of_group(copies, ids, len(names)))
                 self._group_rows[members] = cached
                 if len(self._group_rows) > GROUP_ROWS_KEPT:
                     self._group_rows.popitem(last=False)
             else:
                 self._group_rows.move_to_end(members)
-            names, ids, at_copy = cached
-            skip = set(left_out.split("\n")) if left_out else set()
-            keep = [i for i, name in enumerate(names) if name not in skip and name not in seen]
-            kept = [names[i] for i in keep]
-            seen.update(kept)
-            records.extend(kept)
-            at = np.asarray(keep, dtype=np.int64)
-            parts.append(np.concatenate([ids[at], ids[len(names) + at]]).reshape(2, -1))
-            rows = at_copy[at]
+            at = cached.kept(left_out.split("\n") if left_out else [], seen,
+                             remember=number + 1 < len(groups))
+            if not len(at):
+                continue
+            records.add(cached.names, at)
+            texts, distillations = cached.ids[at], cached.ids[len(cached.names) + at]
+            parts.append(np.concatenate([texts, distillations]).reshape(2, -1))
+            rows = cached.copies[at]
             copied.append(np.concatenate([rows, np.where(rows >= 0, rows + 1, -1)]).reshape(2, -1))
-        if not records:
+        if not len(records):
             return []
         ids = np.concatenate(parts, axis=1).reshape(-1)  # every text row, then every distillation
         from_copy = np.concatenate(copied, axis=1).reshape(-1)
@@ -495,7 +496,7 @@ class Jump:
         products[~here] = self.vectors.products_of_ids(ids[present][~here], query)[1]
         return present, products
 
-    def _scored(self, query: str, records: list[str], ids: np.ndarray,
+    def _scored(self, query: str, records: list[str] | _GroupRecords, ids: np.ndarray,
                 k: int | None, from_copy: np.ndarray | None = None) -> list[tuple[str, float]]:
         """``(record, cosine)`` of ``records`` given the row ids of their texts then their
         distillations (-1 for none), best of the two; with ``k`` the ``k`` best, best first.
@@ -517,7 +518,10 @@ class Jump:
             # so the tie-break by record stays _best_first's)
             threshold = np.partition(best[kept], len(kept) - k)[len(kept) - k]
             kept = kept[best[kept] >= threshold]
-        scored = [(records[i], float(best[i])) for i in kept.tolist()]
+        picked = kept.tolist()
+        names = (records.pick(picked) if isinstance(records, _GroupRecords)
+                 else [records[i] for i in picked])
+        scored = list(zip(names, best[kept].tolist()))
         return scored if k is None else _best_first(scored, k)
 
     def semantic(self, query: str, k: int, options: dict[str, Any]) -> list[tuple[str, float]]:
@@ -580,6 +584,74 @@ class Jump:
         best = None if str(k) == "all" else int(k)
         pairs = [(str(g.args[0]), str(g.args[1])) for g in groups]
         return _pairs(self.similarity_within(query, pairs, best))
+
+
+class _GroupRows:
+    """A group's records (a cell's members) as :meth:`Jump.similarity_within` keeps them
+    between calls: their names, where each lies in ``names`` (``place``), the row ids of their
+    texts then their distillations, and the rows of their copies in the cell rows file."""
+
+    __slots__ = ("names", "place", "ids", "copies")
+
+    def __init__(self, names: list[str], ids: np.ndarray, copies: np.ndarray) -> None:
+        self.names, self.ids, self.copies = names, ids, copies
+        self.place = {name: i for i, name in enumerate(names)}
+
+    def kept(self, left_out: list[str], seen: set[str], *, remember: bool) -> np.ndarray:
+        """The places of the records not ``left_out`` nor ``seen`` (kept by an earlier group
+        of the same call), in order; with ``remember`` they are added to ``seen``. A group
+        sharing no record with ``seen`` (cells do not overlap), and naming none twice, is
+        answered by set operations and one array, not a test per record: a frame's cells
+        hold ~1,000 records."""
+        import numpy as np
+        count = len(self.names)
+        if len(self.place) < count or (seen and not seen.isdisjoint(self.place)):
+            skip = set(left_out)
+            at = [i for i, name in enumerate(self.names) if name not in skip and name not in seen]
+            if remember:
+                seen.update(map(self.names.__getitem__, at))
+            return np.asarray(at, dtype=np.int64)
+        dropped = [i for i in map(self.place.get, left_out) if i is not None]
+        if remember:
+            seen.update(self.names)
+            seen.difference_update(map(self.names.__getitem__, dropped))
+        if not dropped:
+            return np.arange(count, dtype=np.int64)
+        keep = np.ones(count, dtype=bool)
+        keep[dropped] = False
+        return np.flatnonzero(keep)
+
+
+class _GroupRecords:
+    """The records of :meth:`Jump.similarity_within`'s groups in order: each group's names
+    and the places kept, so that only the records a call returns (its best ``k``) are looked
+    up (:meth:`pick`), not every member copied into one list."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._parts: list[tuple[list[str], np.ndarray]] = []
+        self._count = 0
+
+    def add(self, names: list[str], at: np.ndarray) -> None:
+        self._starts.append(self._count)
+        self._parts.append((names, at))
+        self._count += len(at)
+
+    def __len__(self) -> int:
+        return self._count
+
+    def pick(self, places: list[int]) -> list[str]:
+        """The records at ``places`` (ascending): looked up one by one when they are few (a
+        call's best ``k``), else every record listed once."""
+        if 4 * len(places) < self._count:
+            return [self._one(i) for i in places]
+        every = [name for names, at in self._parts for name in map(names.__getitem__, at.tolist())]
+        return [every[i] for i in places]
+
+    def _one(self, i: int) -> str:
+        part = bisect.bisect_right(self._starts, i) - 1
+        names, at = self._parts[part]
+        return names[int(at[i - self._starts[part]])]
 
 
 def _copies_of_group(copies: Any, ids: np.ndarray, count: int) -> np.ndarray:

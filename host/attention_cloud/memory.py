@@ -164,6 +164,8 @@ class Memory:
         self._finished_erasure: Any = None  # a left erasure a call finished (finish_erasure)
         self.open_info = open_store(pl, home, self.lock)
         self._jump: Any = None
+        #: the extractive rungs of the sessions the last curate built (curation.session_rungs)
+        self.session_rungs: Any = None
 
     @property
     def pl(self) -> Prolog:
@@ -244,6 +246,7 @@ class Memory:
                 self._pl.once("atc_api:api_close")
             finally:
                 self.lock.release()
+                self.session_rungs = None
                 self._closed = True
 
     def __enter__(self) -> "Memory":
@@ -431,6 +434,7 @@ class Memory:
             self._jump.close()
             self._jump = None
         self.pl.once("atc_api:api_close")
+        self.session_rungs = None  # an erasure elsewhere: no rung of what it forgot stays here
         self.config = read_config(self.home)
         self.open_info = open_store(self.pl, self.home, self.lock)
         self._seen = stamp
@@ -704,12 +708,24 @@ class Memory:
             if holder is not None and holder not in where.values() and not Path(holder).exists():
                 holder = None  # its file is gone: the first of this call takes the session on
             keeper = holder if holder is not None else where[group[0]]
+            vacated: list[str] | None = None  # told-apart sessions of this name, file gone
             for name in group:
                 if apart(stem, name) in holders:
                     out[name] = apart(stem, name)  # told apart before: stays so
                 elif where[name] != keeper:
-                    out[name] = apart(stem, name)
+                    if vacated is None:
+                        vacated = self._vacated_sessions_apart(stem)
+                    # one such session, its file gone: this is that file, moved, and keeps
+                    # it; with two or more, which one it is cannot be told
+                    out[name] = vacated.pop() if len(vacated) == 1 else apart(stem, name)
         return out
+
+    def _vacated_sessions_apart(self, stem: str) -> list[str]:
+        """The sessions named after ``stem`` told apart from another file of that name
+        (``stem~`` and 8 hex digits) whose file is no longer there."""
+        (held,) = self.pl.once("atc_api:api_sessions_apart", [Atom(stem)], Var())
+        return [str(pair.args[0]) for pair in held
+                if not Path(_pointer_file(str(pair.args[1]))).exists()]
 
     def _launch_goal(self, agent: str) -> str | None:
         """The goal of the journal item linked ``relation(H, launched_agent, Agent)`` (the
@@ -747,6 +763,8 @@ class Memory:
         report.new_handles.extend(str(h) for h in counts["new_handles"])
         if counts["unchanged"]:
             self._note_segments_kept(batch, segment, report)
+        if counts.get("moved"):
+            _note_moved(batch, {str(h) for h in counts["moved"]}, report)
 
     def _note_segments_kept(self, batch: list[tuple[str, "_Parsed"]], segment: str,
                             report: IngestReport) -> None:
@@ -1209,6 +1227,19 @@ class _UserSpeakers:
         """Remember whom a parse that is kept gave the user's role."""
         for name in self.of(roles):
             self._known[name] = True
+
+
+def _note_moved(batch: list[tuple[str, "_Parsed"]], moved: set[str],
+                report: IngestReport) -> None:
+    """A note per file whose items memory held from a file no longer there (its folder moved):
+    they point at this file now (atc_journal:journal_follow_moved/2)."""
+    for name, parsed in batch:
+        count = sum(wire_handle(wire) in moved for wire in parsed.encoded)
+        if count:
+            report.notes.append((
+                parsed.path or name,
+                f"{count} item{'s' if count != 1 else ''} held from a file no longer there "
+                f"(moved) point{'s' if count == 1 else ''} here now"))
 
 
 def session_apart(stem: str, name: str) -> str:

@@ -141,8 +141,10 @@ def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
         try:
             items = parse_path(path, session=default, max_file_bytes=None).items
         except InputError as exc:
+            moved = "" if Path(path).exists() else (
+                "; moved? `atc ingest` it where it is now and its items point there")
             raise InputError(f"{handle}: its source cannot be read as it was ingested "
-                             f"({exc})") from None
+                             f"({exc}{moved})") from None
         for item in items:
             if item.handle == handle:
                 return item.pointer

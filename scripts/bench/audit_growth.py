@@ -12,6 +12,8 @@ checkout, and another's ``host/`` on PYTHONPATH) to compare them:
     .venv/bin/python scripts/bench/audit_growth.py --home /tmp/ag --calls 5
     PYTHONPATH=/tmp/main/host .venv/bin/python scripts/bench/audit_growth.py --home /tmp/ag
     .venv/bin/python scripts/bench/audit_growth.py --append-only 8000 --calls 20
+    .venv/bin/python scripts/bench/audit_growth.py --home /tmp/ag --goal 'item(H), true' \
+        --pad-to 32768 --calls 10
 
 ``--append-only N`` times ``append_event`` alone (no home, no Prolog): a read naming N random
 handles, then all of them again and a random half of them, ``--calls`` times each.
@@ -62,7 +64,8 @@ def measure(home_root: Path, goal: str, calls: int) -> dict:
                 reader_query(memory, "bob", goal)
                 cpu.append(round(time.process_time() - start, 3))
                 grown.append(log.stat().st_size - before)
-    return {"tree": str(Path(attention_cloud.__file__).parents[2]), "goal": goal,
+    shown = goal if len(goal) <= 200 else f"{' '.join(goal.split())} ({len(goal):,} chars)"
+    return {"tree": str(Path(attention_cloud.__file__).parents[2]), "goal": shown,
             "bytes": grown, "cpu_s": cpu}
 
 
@@ -97,7 +100,12 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=2000)
     parser.add_argument("--goal", default=GOAL)
     parser.add_argument("--calls", type=int, default=5)
+    parser.add_argument("--pad-to", type=int, default=0, metavar="CHARS",
+                        help="pad the goal with spaces to CHARS characters (a grantee's goal "
+                             "may be 32,768: what the log keeps of a long one)")
     opts = parser.parse_args()
+    goal = opts.goal.replace(" ", " " * (1 + opts.pad_to - len(opts.goal)), 1) \
+        if opts.pad_to > len(opts.goal) else opts.goal
     if opts.append_only:
         print(json.dumps(measure_append(opts.append_only, opts.calls)))
         return
@@ -105,7 +113,7 @@ def main() -> None:
         parser.error("--home is required (or --append-only N)")
     if opts.build:
         build(opts.home, opts.turns)
-    print(json.dumps(measure(opts.home, opts.goal, opts.calls)))
+    print(json.dumps(measure(opts.home, goal, opts.calls)))
 
 
 if __name__ == "__main__":

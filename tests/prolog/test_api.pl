@@ -37,6 +37,22 @@ test(earliest_first_each_once_tombstones_hidden, [setup(fresh), true(Goals == ["
 % An item of segment Seg (a chat line).
 segment_item(H, Seg, item(H, src, "s1", 1, turn, user, "", "", Seg, "f:1", "a line", [])).
 
+:- begin_tests(api_sessions_apart, [setup(fresh), cleanup(fresh)]).
+
+% Sessions told apart from another file of their name: `Stem~` and 8 hex digits, that stem only.
+test(told_apart_sessions_of_the_stem, [true(Pairs == ['chat~0a1b2c3d'-"/y/chat.txt:1"])]) :-
+    findall(item(H, src, S, 0, turn, user, "", "", default, P, "text", []),
+            member(H-S-P, [ h1-"chat"-"/x/chat.txt:1",
+                            h2-"chat~0a1b2c3d"-"/y/chat.txt:1",
+                            h3-"chat~notahexx"-"/z/chat.txt:1",
+                            h4-"other~0a1b2c3d"-"/w/other.txt:1",
+                            h5-"chat~0a1b2c3d9"-"/v/chat.txt:1" ]),
+            Items),
+    journal_add_items(Items, _),
+    api_sessions_apart([chat], Pairs).
+
+:- end_tests(api_sessions_apart).
+
 :- begin_tests(api_segments_held, [setup(fresh), cleanup(fresh)]).
 
 test(other_segments_counted, [setup(fresh), true(Held == [chat-2, default-1])]) :-

@@ -556,3 +556,50 @@ test(a_call_answered_by_the_new_reading_is_superseded,
     findall(H, item(H), Live0), msort(Live0, Live).
 
 :- end_tests(supersede).
+
+% A transcript read at a new path gives items held from a file no longer there (its folder
+% moved): they point at the new place (journal_follow_moved/2); a copy beside a file still
+% there leaves them pointing at it.
+:- begin_tests(follow_moved, [setup(fresh), cleanup(fresh)]).
+
+moved_wire(H, Src, Pointer, Wire) :-
+    atc_journal:stored_item_(item(H, Src, s1, 0, turn, user, "g", "", default, Pointer,
+                                  "text", []), Stored),
+    atc_journal:item_wire_(Stored, Wire).
+
+held_at(Src) :-
+    atom_concat(Src, ':1', P0), atom_string(P0, P),
+    journal_add_items([item(kept, Src, "s1", 0, turn, user, "g", "", default, P, "text", [])], _).
+
+test(an_item_of_a_file_gone_points_at_its_new_place,
+     [true(Moved-Pointer-Session == [kept]-"/nowhere/b/c.txt:1"-s1)]) :-
+    held_at('/nowhere/a/c.txt'),
+    moved_wire(kept, '/nowhere/b/c.txt', "/nowhere/b/c.txt:1", Wire),
+    journal_follow_moved([Wire], Moved),
+    item_source(kept, Pointer), item_session(kept, Session).
+
+test(an_item_of_a_file_still_there_keeps_its_pointer,
+     [setup(fresh), cleanup(fresh), true(Moved-Pointer == []-Old)]) :-
+    tmp_file_stream(text, Here, Out), close(Out),
+    held_at(Here),
+    atom_concat(Here, ':1', OldA), atom_string(OldA, Old),
+    moved_wire(kept, '/nowhere/copy/c.txt', "/nowhere/copy/c.txt:1", Wire),
+    journal_follow_moved([Wire], Moved),
+    item_source(kept, Pointer),
+    delete_file(Here).
+
+test(an_item_read_at_its_own_path_or_new_is_left_alone, [true(Moved == [])]) :-
+    held_at('/nowhere/a/c.txt'),
+    moved_wire(kept, '/nowhere/a/c.txt', "/nowhere/a/c.txt:1", Same),
+    moved_wire(fresh_one, '/nowhere/b/c.txt', "/nowhere/b/c.txt:2", New),
+    journal_follow_moved([Same, New], Moved).
+
+test(the_places_of_erased_items_in_the_gone_file_move_with_it,
+     [true(Places == ['/nowhere/b/c.txt'-3-4])]) :-
+    held_at('/nowhere/a/c.txt'),
+    assertz(atc_journal:forgotten_place_(erased, '/nowhere/a/c.txt', 3, 4)),
+    moved_wire(kept, '/nowhere/b/c.txt', "/nowhere/b/c.txt:1", Wire),
+    journal_follow_moved([Wire], _),
+    findall(S-F-L, atc_journal:forgotten_place_(erased, S, F, L), Places).
+
+:- end_tests(follow_moved).

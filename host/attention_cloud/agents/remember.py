@@ -30,6 +30,7 @@ from ..home import CURATION_PENDING_FILE as PENDING_FILE
 
 from ..errors import BadArgument, InputError, UsageError
 from ..ingest.envelope import ENVELOPE_TAG, scan_tag_blocks
+from ..ingest.frame_echo import strip_frame_echo
 from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -86,12 +87,16 @@ def check_text(text: Any) -> str:
     # A frame hydration injected is recalled memory: an agent that remembers text holding one
     # stores only its own words, as ingest strips envelopes before anything reads a transcript.
     # A closing tag no opening precedes is kept as written: one typed note quoting the tag is
-    # no truncated frame, and would otherwise lose every word before it.
+    # no truncated frame, and would otherwise lose every word before it. What recall writes
+    # outside an envelope goes too, as ingest drops it from a tool's output: the receipt line
+    # after the MCP hydrate tool's envelope (an agent pasting that tool's text kept it as the
+    # note's first line and goal), a frame as `atc hydrate` prints it, a printed receipt.
     text, _, _ = scan_tag_blocks(text, ENVELOPE_TAG, lone_close=False)
-    text = text.strip()
+    text = strip_frame_echo(text)[0].strip()
     if not text:
-        raise BadArgument("nothing to remember: the text is only a <memory-frame> envelope "
-                         "(recalled memory is not remembered again)")
+        raise BadArgument("nothing to remember: the text is only recalled memory (a "
+                          "<memory-frame> envelope, its receipt line, a frame or receipt "
+                          "as atc prints it), which is not remembered again")
     if len(text) > MAX_REMEMBER_CHARS:
         raise InputError(f"the text to remember is {len(text):,} characters; at most "
                          f"{MAX_REMEMBER_CHARS:,} (ingest a file for longer material)")

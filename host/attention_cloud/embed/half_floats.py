@@ -24,9 +24,15 @@ import numpy as np
 
 __all__ = ["to_float32", "cast_model"]
 
-#: Blocks of at least this many values go through onnxruntime (below it numpy's cast costs
-#: less than the call: ~10 µs).
+#: Blocks of at least this many values go through onnxruntime, loading it if need be (its
+#: first load costs ~0.15 s, which a process converting only small blocks never pays).
 MIN_VALUES = 1 << 16
+#: Blocks of at least this many values go through onnxruntime once it is loaded: its call
+#: costs ~15 µs, numpy's cast ~1 ns a value in dense rows and ~4.4 ns in the ``hash``
+#: embedder's sparse ones (16,384 values: 16 / 65 µs against ~18; 32,768: 142 against 21 µs
+#: for sparse rows, measured on the 2-core AMD EPYC guest). A 100k-item frame's cosines of
+#: its lexical hits (~60 rows of 512) are such a block.
+MIN_LOADED_VALUES = 1 << 14
 
 _lock = threading.Lock()
 _session: Any = None  # None: not tried yet; False: onnxruntime is not usable here
@@ -38,7 +44,8 @@ def to_float32(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     converts blocks of the same few sizes frame after frame passes one ``out`` it keeps: each
     new block onnxruntime returns is a fresh allocation of a few MB, and the C heap they are
     carved from stays at its largest (~40 MB more resident at 100k items)."""
-    if rows.dtype != np.float16 or rows.size < MIN_VALUES or rows.ndim != 2:
+    if (rows.dtype != np.float16 or rows.ndim != 2 or rows.size < MIN_LOADED_VALUES
+            or (rows.size < MIN_VALUES and (_session is None or _session is False))):
         if out is None:
             return np.asarray(rows, dtype=np.float32)
         out[...] = rows

@@ -198,10 +198,18 @@ class KeyTable:
 
     def _loaded_ids(self, keys: Sequence[str]) -> np.ndarray:
         """The row id of each of ``keys`` among the loaded keys (-1 for none), as arrays."""
+        if not isinstance(keys, list):
+            keys = list(keys)  # read once (a HandleList decodes a key per index)
         out = np.full(len(keys), -1, dtype=np.int64)
-        raw = [key.encode("utf-8") for key in keys]
+        try:
+            # ASCII keys (every handle): numpy encodes them as it fills the array, and a key's
+            # length in characters is its length in bytes (a frame's cells: ~1,000 keys a cell)
+            padded = np.array(keys, dtype=f"S{self._width}")  # longer keys are cut: excluded below
+            raw: Sequence[str] | list[bytes] = keys
+        except UnicodeEncodeError:
+            raw = [key.encode("utf-8") for key in keys]
+            padded = np.array(raw, dtype=f"S{self._width}")
         lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
-        padded = np.array(raw, dtype=f"S{self._width}")  # longer keys are cut: excluded below
         # a key ending in NUL would pad like the key without it: excluded too (none is loaded)
         fits = (lengths <= self._width) & (np.char.str_len(padded) == lengths)
         rows = padded.view(np.uint8).reshape(len(padded), self._width)
@@ -209,7 +217,10 @@ class KeyTable:
         slots = self._lower_bounds(hashes)
         found = self._hash_ids[slots]
         same_hash = fits & (self._hashes[slots] == hashes)
-        hit = same_hash & self._loaded_array()[found] & np.all(self._rows()[found] == rows, axis=1)
+        # the padded keys compared as fixed-width strings (one comparison a key, not a byte):
+        # trailing NULs do not count, and only keys that end in none are compared (``fits``)
+        same_key = np.frombuffer(self._flat, dtype=padded.dtype)[found] == padded
+        hit = same_hash & self._loaded_array()[found] & same_key
         out[hit] = found[hit]
         for i in np.flatnonzero(same_hash & ~hit).tolist():  # a collision: look again
             out[i] = self._loaded_id(keys[i])

@@ -788,7 +788,6 @@ class LexicalIndex:
                 average = self._total_len / self._count or 1.0
                 self._norms = self.k1 * (1.0 - self.b + self.b * self._lengths[:used] / average)
             norms = self._norms
-        k1 = self.k1
         totals = np.zeros(used)
         for tid, query_count in query.items():
             if scope is None:
@@ -799,7 +798,7 @@ class LexicalIndex:
             for slots, counts in self._posting_arrays(tid):
                 # unbuffered (a posting names a slot once, so the sums are the same): numpy's
                 # `totals[slots] +=` gathers, adds and scatters in three passes, ~25 % slower
-                np.add.at(totals, slots, weight * counts * (k1 + 1.0) / (counts + norms[slots]))
+                np.add.at(totals, slots, self._term_scores(weight, slots, counts, norms))
         if filter_meta:
             mask, _ = self._columns.mask(filter_meta, self._live[:used])
         else:
@@ -811,6 +810,21 @@ class LexicalIndex:
         # query at 100k documents), of a boolean one by SIMD (~0.6 ns)
         matched = np.flatnonzero((totals != 0.0) & mask)
         return matched, totals[matched]
+
+    def _term_scores(self, weight: float, slots: np.ndarray, counts: np.ndarray,
+                     norms: np.ndarray) -> np.ndarray:
+        """``weight * counts * (k1 + 1) / (counts + norms[slots])``, each posting's BM25 term
+        score, the same numbers in the same order of operations, written into two arrays
+        rather than five: a frame's query walks ~70,000 postings at 100k documents, and each
+        temporary of that size is a fresh allocation whose pages fault in (~20 % of a search)."""
+        # views as plain arrays: a slice of the snapshot's memmap makes every result a memmap
+        slots, counts = slots.view(np.ndarray), counts.view(np.ndarray)
+        numerators = np.multiply(counts, weight)
+        np.multiply(numerators, self.k1 + 1.0, out=numerators)
+        denominators = norms[slots]
+        np.add(counts, denominators, out=denominators)
+        # into the float64 denominators: float32 counts (an older snapshot) divide to float64
+        return np.divide(numerators, denominators, out=denominators)
 
     def _within_mask(self, keys: Iterable[str], used: int) -> np.ndarray:
         """A mask of the slots of ``keys`` (keys the index does not hold are skipped)."""

@@ -8,16 +8,19 @@ only when its own text says it is one of those exports: the marks each exporter 
 for in the page's first megabyte as format detection looks for them (:func:`chat_page_format`,
 which detection calls too). Any other page is left out and reported, never an error: a folder
 of web pages beside a chat is no bad input. So is a Messenger or Instagram thread's page where
-the thread's JSON pages lie beside it (the export downloaded in both formats): the JSON is read.
+the thread's JSON pages lie beside it or elsewhere in the same ingest (the export downloaded in
+both formats, unzipped into one folder or two): the JSON is read.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from .discord_html import is_discord_html
-from .messenger_html import is_messenger_html, is_thread_page
+from .messenger_html import is_messenger_html, is_thread_page, thread_session
 from .source import PAGE_SUFFIXES
 from .telegram_html import is_telegram_html
 
@@ -25,9 +28,13 @@ from .telegram_html import is_telegram_html
 NOT_A_CHAT_PAGE = ("an HTML page that is no chat export (Telegram, Discord, Messenger or "
                    "Instagram), left out")
 #: Why a Messenger or Instagram thread's page is not read where the thread's JSON pages lie
-#: beside it (an export downloaded in both formats): the JSON gives the same messages, each
-#: under another handle (its time to the millisecond), so both would give each message twice.
-JSON_BESIDE = "the thread's JSON export beside it is read instead, left out"
+#: beside it, or elsewhere in the same ingest (an export downloaded in both formats, unzipped
+#: into one folder or two): the JSON gives the same messages, each under another handle (its
+#: time to the millisecond), so both would give each message twice.
+JSON_BESIDE = ("the thread's JSON export, beside it or elsewhere in this ingest, is read "
+               "instead, left out")
+# A thread's JSON page as Meta names it.
+_JSON_PAGE = re.compile(r"message_\d+\.json", re.IGNORECASE)
 
 # How much of a page its marks are looked for in (as format detection does).
 _HEAD_CHARS = 1_000_000
@@ -64,6 +71,28 @@ def page_problem(path: Path) -> str:
     chat export's page, :data:`JSON_BESIDE` for a Messenger or Instagram thread's page beside
     the thread's JSON pages, else :data:`NOT_A_CHAT_PAGE` (a page that cannot be read is left
     to its reader to report)."""
+    found = _page_format(path)
+    if found is None:
+        return NOT_A_CHAT_PAGE
+    if found == "messenger" and any(path.parent.glob("message_*.json")):
+        return JSON_BESIDE
+    return ""
+
+
+def thread_pages_with_json(pages: Iterable[Path], files: Iterable[Path]) -> set[Path]:
+    """The Messenger or Instagram thread pages among ``pages`` whose thread's JSON pages are
+    among ``files`` (the files of one ingest), wherever they lie: the same thread by its
+    folder, ``inbox/runningclub_3825``, as both formats name it."""
+    threads = {thread_session(str(f)) for f in files if _JSON_PAGE.fullmatch(f.name)} - {""}
+    if not threads:
+        return set()
+    return {page for page in pages
+            if thread_session(str(page)) in threads and _page_format(page) == "messenger"}
+
+
+def _page_format(path: Path) -> str | None:
+    """:func:`chat_page_format` of the page at ``path``, kept by the file's state on disk;
+    "" when it cannot be read (left to its reader to report)."""
     key = str(path.absolute())
     try:
         info = os.stat(path)
@@ -72,19 +101,14 @@ def page_problem(path: Path) -> str:
     state = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
     known = _verdicts.get(key)
     if known is not None and known[0] == state:
-        found = known[1]
-    else:
-        try:
-            with open(path, "rb") as page:
-                data = page.read(4 * _HEAD_CHARS)  # UTF-8: up to four bytes a character
-        except OSError:
-            return ""
-        found = chat_page_format(data.decode("utf-8", "replace").lstrip("\ufeff \t\r\n"), key)
-        if len(_verdicts) >= _MAX_VERDICTS:
-            _verdicts.clear()
-        _verdicts[key] = (state, found)
-    if found is None:
-        return NOT_A_CHAT_PAGE
-    if found == "messenger" and any(path.parent.glob("message_*.json")):
-        return JSON_BESIDE
-    return ""
+        return known[1]
+    try:
+        with open(path, "rb") as page:
+            data = page.read(4 * _HEAD_CHARS)  # UTF-8: up to four bytes a character
+    except OSError:
+        return ""
+    found = chat_page_format(data.decode("utf-8", "replace").lstrip("\ufeff \t\r\n"), key)
+    if len(_verdicts) >= _MAX_VERDICTS:
+        _verdicts.clear()
+    _verdicts[key] = (state, found)
+    return found

@@ -29,6 +29,7 @@ from .discord_csv import HEADER as CSV_HEADER, DiscordCsvParser, is_discord_csv
 from .discord_html import DiscordHtmlParser, is_discord_html
 from .discord_text import DiscordTextParser, is_discord_text
 from .jsonlines import json_document, strip_document_envelopes
+from .message_words import comparable_words
 from .source import Source, fail
 from .timefmt import read_time
 
@@ -117,4 +118,4 @@ class DiscordParser(ChatExportParser):
                          sender=sender, text=text,
                          time=self.collector.time(index + 1, message.get("timestamp")),
                          identity=f"m{message.get('id', index)}", pointer=pointer, links=links,
-                         attached=attached)
+                         attached=attached, handle_text=comparable_words(text))

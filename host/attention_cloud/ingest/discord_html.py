@@ -31,6 +31,7 @@ from typing import Any
 
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names, one_line_name
 from .discord_csv import file_name_of
+from .message_words import comparable_words
 from .pointers import line_pointer
 from .source import Source, fail
 from .timefmt import day_first_of
@@ -191,4 +192,4 @@ class DiscordHtmlParser(ChatExportParser):
                          sender=one_line_name(message["author"], 80) or "unknown",
                          text=message["text"], time=self.collector.time(number, message["time"]),
                          identity=f"m{message['id']}", pointer=pointer, links=links,
-                         attached=attached)
+                         attached=attached, handle_text=comparable_words(message["text"]))

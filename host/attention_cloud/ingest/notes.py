@@ -39,7 +39,8 @@ from collections.abc import Iterator
 
 from .classify import message_text
 from .collector import ItemCollector
-from .plain_text import FENCE, date_line, heading_date, is_label_word, named_speaker_of
+from .plain_text import FENCE, date_line, heading_date, named_speaker_of
+from .speech_lines import is_label_word
 from .pointers import line_pointer
 from .source import Source, fail
 from .markdown_log import timed_heading

@@ -77,6 +77,16 @@ from .pointers import line_pointer
 from .relative_stamps import (after_start, are_recording_offsets, has_clock, on_anchor_day,
                               without_clock_word)
 from .source import Source, fail
+from .speech_lines import (
+    EXPORT_LINE,
+    TIMED_LINE,
+    LABELS as _LABELS,
+    LOG_LEVELS as _LOG_LEVELS,
+    addresses_someone,
+    is_label_word,
+    is_machine_value,
+    lines_speak,
+)
 from .textutil import strip_system_reminders
 from .timefmt import (
     LogClock,
@@ -141,20 +151,6 @@ _IRC_SPEAKER = re.compile(
 # "***", "-->", "<--", "--"), and "/me" actions ("* priya waves"), after the line's time.
 _IRC_EVENT = re.compile(r"[ \t]{0,3}" + _STAMP + _BARE_STAMP
                         + r"(?:-!-|\*\*\*|-->|<--|--|\*[ \t]+[^\W\d][^\s]{0,31}[ \t])")
-# Words that label a line ("Note: …", "Date: …") rather than name a person: never a speaker on
-# the strength of one line (a name that starts two lines is one whatever it is).
-_LABELS = frozenset("""
-    note notes nb ps p.s warning caution important tip hint example edit update updated todo
-    fixme re subject from to cc bcc date time timestamp when where location venue address
-    session step question answer q a summary tldr result results output input error reason
-    status goal context source sources link links url email phone price cost total agenda
-    action actions decision decisions attendees participants topic title reminder fyi btw
-    standup stand-up meeting sync retro retrospective kickoff kick-off minutes recap
-""".split())
-# A log's levels ("[10:02] INFO: server started", "WARN:", "DEBUG:") are never speakers, however
-# many lines they start: an application log read as a chat made INFO and WARN its people and
-# glued each once-seen level's line (ERROR's) to the turn before it.
-_LOG_LEVELS = frozenset("TRACE DEBUG INFO NOTICE WARN WARNING ERROR ERR FATAL CRITICAL SEVERE".split())
 _STAMPED_SPEAKER = re.compile(r"[ \t]{0,3}\[(?P<stamp>[^\]\n]{4,60})\][ \t]*(?P<line>.*)", re.DOTALL)
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 DATE_LABEL = re.compile(r"(?:date|time|timestamp|when|session(?: date| time)?|saved on|保存日時)"
@@ -183,12 +179,6 @@ _ROLES = {
     "system": "system",
     "tool": "tool",
 }
-
-
-def is_label_word(name: str) -> bool:
-    """True for a word that labels a line (``Note``, ``Action``, ``Decision``) or a log's
-    level (``INFO``) rather than names a person."""
-    return name.lower() in _LABELS or name in _LOG_LEVELS
 
 
 def speaker_of(line: str) -> tuple[str, str] | None:
@@ -261,8 +251,6 @@ def _named_match(line: str, lower: bool = False) -> re.Match[str] | None:
 # A user name in lower case: one word of letters (a logger's "urllib3.connectionpool" or
 # "worker-1" is none).
 _LOWER_NAME = re.compile(r"[^\W\d_](?:[^\W\d_]|['\-](?=[^\W\d_])){0,30}")
-# What people say to each other and a log never writes: a question, I, you, we.
-_ADDRESSED = re.compile(r"\?|(?i:\b(?:i|i'm|i'll|i've|me|my|you|you're|your|we|we're|us|our)\b)")
 
 
 def _lower_case_speakers(lines: list[str]) -> frozenset[str]:
@@ -281,7 +269,7 @@ def _lower_case_speakers(lines: list[str]) -> frozenset[str]:
         if not (match.group("stamp") or match.group("bare")):
             return frozenset()  # "name: value": a record's fields, however they read
         order.append(match.group("name"))
-        addressed += bool(_ADDRESSED.search(match.group("rest")))
+        addressed += addresses_someone(match.group("rest"))
     names = set(order)
     returns = any(order[at - 1] != order[at] and order[at] in order[:at - 1]
                   for at in range(2, len(order)))
@@ -321,7 +309,10 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     is enough where the speaker lines carry a time, where that line comes between two of the
     one speaker's, a reply, or opens or closes a file of nothing but speaker lines), its line
     is written as theirs are (the same ``[time]``, ``(time)`` or bold) and has text after the
-    colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``)."""
+    colon, and the name is no label word (``Note:``, ``Date:``, ``Summary:``). Whatever
+    their counts, the names are none when their lines do not read as people talking
+    (:func:`~.speech_lines.lines_speak`: ``Note:`` twice in a checklist, ``Error:`` in a build
+    log, ``Host:``/``Port:`` records)."""
     counts: dict[str, int] = {}
     once: dict[str, tuple[tuple[bool, bool, bool], str]] = {}
     shapes: dict[str, set[tuple[bool, bool, bool]]] = {}
@@ -331,6 +322,7 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
     dated = False  # a date line seen: LINE's "13:56<TAB>Priya<TAB>…" lines are under one
     dated_heading = False  # a heading that is a date: notes, whose "## Next steps:" are no one
     headed: dict[str, bool] = {}  # whether every line a name starts is a "#### You:" heading
+    spoken: list[tuple[str, str, str]] = []  # (name, what it says, how written) for each line
     for line in outside_fences(lines):
         role_line = _role_speaker(line)
         if role_line is not None:
@@ -352,13 +344,17 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
             if name in _LOG_LEVELS:
                 continue
             counts[name] = counts.get(name, 0) + 1
+            shape, rest = _shape(match), match.group("rest").strip()
+            # a line of an export's own shape (a Zoom, LINE or pasted Discord header) says a
+            # message starts whatever it says
+            spoken.append((name, rest, EXPORT_LINE if match.re is not _NAMED_SPEAKER
+                           else TIMED_LINE if shape[0] or shape[1] else ""))
             order.append(name)
             sequence.append(name)
-            shapes.setdefault(name, set()).add(_shape(match))
-            rest = match.group("rest").strip()
+            shapes.setdefault(name, set()).add(shape)
             if not rest and match.re in HEADER_SHAPES:
                 rest = "\n"  # its words are on the lines below it, as every message's are
-            once.setdefault(name, (_shape(match), rest))
+            once.setdefault(name, (shape, rest))
     heads = {name for name, only in headed.items() if only}
     if heads and (dated_heading or not _take_turns([n for n in order if n in heads])):
         # "## Next steps:" of notes, day after day, is a section, not someone speaking
@@ -368,7 +364,9 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
         order = [name for name in order if name not in heads]
         sequence = [name for name in sequence if name not in heads]
     if role_lines:
-        return _beside_roles(sequence, role_lines, counts)
+        beside = _beside_roles(sequence, role_lines, counts)
+        said = [line for line in spoken if line[0] in beside]
+        return beside if lines_speak(said, True) else frozenset()
     names = {name for name, n in counts.items() if n >= 2}
     if not names:
         return _each_line_timed_speaker(lines, once) or _lower_case_speakers(lines)
@@ -382,6 +380,9 @@ def speaker_names(lines: list[str]) -> frozenset[str]:
                 and name.lower() not in _LABELS and date_line(f"{name}: {rest}") is None
                 and not _opens_with_roll_call(order, name, rest, known)):
             names.add(name)
+    said = [line for line in spoken if line[0] in names]
+    if not lines_speak(said, _take_turns([name for name in order if name in names])):
+        return frozenset()  # "Note: …" twice, "Host: db.internal", "Port: 5432": no one talks
     return frozenset(names)
 
 
@@ -458,16 +459,22 @@ def _each_line_timed_speaker(lines: list[str],
     "[10:30] Lei: hello", "[10:40] Sam: hey"): speakers when every line is such a turn, with
     a time, text after the colon, and a name no label word; else none. Without times
     ("Dana: who is bringing the cake?", "Lei: I can bake one tonight") every line must be
-    written alike and say a sentence (three words or more): "Name: Dana Reyes", "Role:
-    Engineer" are a record's fields, not a chat. A line that only dates the session ("Date: 8 May
+    written alike and say a sentence (three words or more), or the first line ask or address
+    the other and no line be a machine's value ("Ann: lunch at noon?", "Bo: sure"): "Name:
+    Dana Reyes", "Role: Engineer" are a record's fields, not a chat. A line that only dates the session ("Date: 8 May
     2023", "## Session 1 — 2023/05/28 (Sun) 19:47") is no line of the chat: it dates the turns."""
     written = [line for line in outside_fences(lines) if line.strip() and date_line(line) is None]
     if len(written) < 2 or len(once) != len(written):
         return frozenset()
     shapes = {shape for shape, _ in once.values()}
     timed = all(shape[0] or shape[1] for shape in shapes)
-    for _, rest in once.values():
-        if not rest or (not timed and (len(shapes) > 1 or len(rest.split()) < 3)):
+    said = [rest for _, rest in once.values()]
+    # untimed, the first line may ask the other ("Ann: lunch at noon?", "Bo: sure") where a
+    # record's first field never does ("Name: Dana Reyes", "Role: Senior Engineer")
+    opens_talk = addresses_someone(said[0]) and not any(map(is_machine_value, said))
+    for rest in said:
+        if not rest or (not timed and (len(shapes) > 1
+                                       or (len(rest.split()) < 3 and not opens_talk))):
             return frozenset()
     if any(name.lower() in _LABELS for name in once):
         return frozenset()

@@ -36,7 +36,7 @@ from .collector import ItemCollector
 from .jsonlines import json_document, json_records, strip_document_envelopes
 from .open_calls import OpenCalls
 from .openai_chat import time_key
-from .plain_text import is_label_word
+from .speech_lines import is_label_word
 from .source import Source, fail
 from .tools import ToolCall, describe_call
 from .textutil import scalar_text

@@ -303,7 +303,20 @@ def find_transcripts(paths: Iterable[str | os.PathLike[str]], *,
             found.append(Found(path, True))
         else:
             raise InputError(f"{one_line(str(path))}: no such file or directory")
-    return found
+    return _without_thread_pages_read_as_json(found)
+
+
+def _without_thread_pages_read_as_json(found: list[Found]) -> list[Found]:
+    """``found`` with each Messenger or Instagram thread page a walk found left out where the
+    thread's JSON pages are among the files found (:func:`.chat_pages.thread_pages_with_json`)."""
+    from .chat_pages import JSON_BESIDE, is_page, thread_pages_with_json
+
+    pages = [f.path for f in found if not f.named and not f.problem and is_page(f.path)]
+    if not pages:
+        return found
+    twins = thread_pages_with_json(pages, (f.path for f in found if not f.problem))
+    return [Found(f.path, f.named, JSON_BESIDE) if f.path in twins and not f.named else f
+            for f in found]
 
 
 def _walked_problem(entry: Path, mode: int) -> str:

@@ -11,7 +11,8 @@ from typing import Any
 # the names below are imported on first use rather than with the package.
 _POLICY = ("Grant", "SharingState", "add_grant", "add_mount", "add_principal", "authenticate",
            "declassify", "grants_for", "join_team", "label", "leave_team", "record_labels",
-           "remove_mount", "remove_principal", "revoke_grant", "sharing_state")
+           "remove_mount", "remove_principal", "revoke_grant", "sharing_state",
+           "stored_sharing_state")
 _READS = ("reader_hydrate", "reader_query", "reader_receipt", "reader_show")
 _HOME = {**dict.fromkeys(_POLICY, ".policy"), **dict.fromkeys(_READS, ".reads")}
 

@@ -59,8 +59,7 @@ def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
 @fail_cleanly
 def principal_list(fmt: str, home: str | None) -> None:
     """List principals, their kind and teams."""
-    with open_memory(home, create=False) as mem:
-        state = policy.sharing_state(mem)
+    state = policy.stored_sharing_state(home)   # the journal's grants alone: no store loaded
     if fmt == "json":
         emit_json({"owner": state.owner, "principals": state.principals})
         return
@@ -199,13 +198,14 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 @fail_cleanly
 def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
     """List grants (revoked and expired ones too, marked)."""
-    with open_memory(home, create=False) as mem:
-        if grantee:
+    if grantee:
+        with open_memory(home, create=False) as mem:
             from .reads import require_principal
 
             require_principal(mem, grantee)   # an unknown name is a typo, not "no grants"
-        grants = (policy.grants_for(mem, grantee) if grantee
-                  else policy.sharing_state(mem).grants)
+            grants = policy.grants_for(mem, grantee)
+    else:
+        grants = policy.stored_sharing_state(home).grants
     if fmt == "json":
         emit_json([g.as_dict() for g in grants])
         return
@@ -333,8 +333,7 @@ def mount_add(name: str, url: str, token_env: str, home: str | None) -> None:
 @fail_cleanly
 def mount_list(fmt: str, home: str | None) -> None:
     """List mounts."""
-    with open_memory(home, create=False) as mem:
-        mounts = policy.sharing_state(mem).mounts
+    mounts = policy.stored_sharing_state(home).mounts
     if fmt == "json":
         emit_json(mounts)
         return

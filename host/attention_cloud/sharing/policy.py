@@ -185,7 +185,29 @@ _LOOSENING = {
 def sharing_state(mem: Any) -> SharingState:
     """Principals (name, kind, teams), grants, mounts and the owner of ``mem``'s home."""
     (state,) = mem.pl.once("atc_api:api_sharing_state", Var())
-    plain = to_plain(state)
+    return _state_of(to_plain(state))
+
+
+def stored_sharing_state(home: Any = None) -> SharingState:
+    """:func:`sharing_state` of ``home`` (a path; None: the default home) without opening it:
+    the principals, grants and mounts as its journal's committed batches leave them, read
+    alone (loading a 100k-item home to list its principals took seconds and hundreds of MB).
+    A missing home is a HomeError."""
+    from .. import api_lock
+    from ..bridge import get_prolog
+    from ..home import check_not_foreign, require_home, resolve_home
+    from ..journal_lines import committed_changes
+
+    path = resolve_home(args.path("home", home, optional=True))
+    require_home(path)
+    check_not_foreign(path)
+    changes = committed_changes(path / "journal.pl", "atc_grants")
+    with api_lock.held():
+        (state,) = get_prolog().once("atc_api:api_sharing_state_stored", changes, Var())
+        return _state_of(to_plain(state))
+
+
+def _state_of(plain: dict[str, Any]) -> SharingState:
     grants = [Grant(id=str(g["id"]), owner=str(g["owner"]), grantee=str(g["grantee"]),
                     filter=tuple(str(f) for f in g["filter"]), ceiling=str(g["ceiling"]),
                     expiry=None if str(g["expiry"]) == "none" else str(g["expiry"]),
