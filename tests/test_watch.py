@@ -23,7 +23,7 @@ from attention_cloud.ingest.source import make_source
 from attention_cloud.ingest.unfinished import finished_part
 from attention_cloud.watch import Watcher, WatchOptions
 
-from watching import ATC, WatchProcess
+from watching import ATC, WatchProcess, drive
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts" / "bench"))
@@ -296,31 +296,6 @@ def _new_in_batches(events: list[dict]) -> int:
     return sum(e.get("new", 0) for e in list(events) if e["event"] == "batch")
 
 
-def _drive(watcher: Watcher, steps) -> list[str]:
-    """Run ``watcher`` here while a thread takes ``steps`` in turn, each ``(until, then)``:
-    wait until ``until()`` holds (a deadline of 30 s, never a fixed sleep: a loaded machine
-    is slow), then call ``then()``; the watcher is stopped after the last step, or at the
-    first missed deadline. Returns what was waited for in vain."""
-    missed: list[str] = []
-
-    def traffic():
-        try:
-            for until, then in steps:
-                deadline = time.monotonic() + 30
-                while not until():
-                    if time.monotonic() > deadline:
-                        missed.append(getattr(until, "__doc__", None) or repr(until))
-                        return
-                    time.sleep(0.02)
-                then()
-        finally:
-            watcher.stop("test")
-
-    threading.Thread(target=traffic, daemon=True).start()
-    watcher.run()
-    return missed
-
-
 def _run_in_process(home: Path, folder: Path, factory, write, why: str) -> list[dict]:
     events: list[dict] = []
     mem = Memory.open(home)
@@ -329,7 +304,7 @@ def _run_in_process(home: Path, folder: Path, factory, write, why: str) -> list[
                                                       curate=False),
                           events.append, observer_factory=factory)
         # the file there at the start read, then the write found (by a poll: no events come)
-        missed = _drive(watcher, [(lambda: _new_in_batches(events) == 1, write),
+        missed = drive(watcher, [(lambda: _new_in_batches(events) == 1, write),
                                   (lambda: _new_in_batches(events) == 2
                                    and any(why in e.get("why", "") for e in list(events)),
                                    lambda: None)])
@@ -447,7 +422,7 @@ def test_a_curate_that_failed_is_retried_though_the_retry_ingests_nothing_new(ha
                                                       settle=0.3), events.append)
         # the first batch ingested and curated; then the third line's batch fails to curate,
         # and the retry after the pause is a batch
-        missed = _drive(watcher, [(lambda: _new_in_batches(events) == 2, write_third),
+        missed = drive(watcher, [(lambda: _new_in_batches(events) == 2, write_third),
                                   (retried_after_the_error, lambda: None)])
     finally:
         mem.close()

@@ -91,3 +91,28 @@ class WatchProcess:
                                   "".join(self.stderr))) from None
         time.sleep(0.1)
         return code
+
+
+def drive(watcher, steps) -> list[str]:
+    """Run ``watcher`` here while a thread takes ``steps`` in turn, each ``(until, then)``:
+    wait until ``until()`` holds (a deadline of 30 s, never a fixed sleep: a loaded machine
+    is slow), then call ``then()``; the watcher is stopped after the last step, or at the
+    first missed deadline. Returns what was waited for in vain."""
+    missed: list[str] = []
+
+    def traffic():
+        try:
+            for until, then in steps:
+                deadline = time.monotonic() + 30
+                while not until():
+                    if time.monotonic() > deadline:
+                        missed.append(getattr(until, "__doc__", None) or repr(until))
+                        return
+                    time.sleep(0.02)
+                then()
+        finally:
+            watcher.stop("test")
+
+    threading.Thread(target=traffic, daemon=True).start()
+    watcher.run()
+    return missed

@@ -65,6 +65,34 @@ def replace_durably(path: Path, text: str) -> None:
     fsync_path(path.parent)
 
 
+def close_unwritten(handle: Any) -> None:
+    """Close an appending file object, dropping the bytes it holds unwritten (a write the file
+    system refused: a full disk, a quota). Python keeps them in the object's buffer and writes
+    them at its next flush, or when it is garbage-collected: at the end of the file as it is
+    then, after whatever another writer appended meanwhile. Its descriptor is pointed at
+    ``/dev/null`` first, so that the close's own flush lands there. Nothing when ``handle`` is
+    None or closed."""
+    if handle is None or handle.closed:
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, handle.fileno())
+    finally:
+        os.close(null)
+    handle.close()
+
+
+def flush_or_let_go(index: Any) -> None:
+    """``index.flush()``; where it raises, ``index.let_go()`` (its files released, what they
+    hold unwritten dropped: see :func:`close_unwritten`) before the error goes on. For an
+    index about to give its files up, which must not leave them to the garbage collector."""
+    try:
+        index.flush()
+    except BaseException:
+        index.let_go()
+        raise
+
+
 #: Seconds a writer waits for the lock while ``atc watch`` holds it for a batch, before giving
 #: up (``ATC_LOCK_WAIT`` sets the wait for every writer, watcher or not).
 LOCK_WAIT = 10.0

@@ -20,8 +20,9 @@ from __future__ import annotations
 import bisect
 import math
 from collections import OrderedDict
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .bridge import Atom, Prolog, Term
 from .errors import EmbeddingError, HomeError
@@ -199,8 +200,9 @@ class Jump:
             index = self.lexical
             fresh = [i for i, k in enumerate(keys) if not index.has(k)]
             if fresh:
-                index.add([keys[i] for i in fresh], [texts[i] for i in fresh],
-                          [meta[i] for i in fresh])
+                with self._letting_go("_lexical"):
+                    index.add([keys[i] for i in fresh], [texts[i] for i in fresh],
+                              [meta[i] for i in fresh])
         if not embed or self.disabled:
             return 0
         todo = [i for i, k in enumerate(keys) if not self.vectors.has(k)]
@@ -208,7 +210,8 @@ class Jump:
             return 0
         todo_keys = [keys[i] for i in todo]
         vecs = self._embed_once(todo_keys, [texts[i] for i in todo], batch_size)
-        return self.vectors.add(todo_keys, vecs, [meta[i] for i in todo])
+        with self._letting_go("_vectors"):
+            return self.vectors.add(todo_keys, vecs, [meta[i] for i in todo])
 
     def _embed_once(self, keys: list[str], texts: list[str], batch_size: int) -> np.ndarray:
         """Vectors for ``texts``, copying the stored vector of a text this process embedded
@@ -249,31 +252,70 @@ class Jump:
         store = self.vectors
         present, matrix = store.vectors(keys)
         found = [key for key, there in zip(keys, present) if there]
-        return store.add(found, matrix, [{**store.meta(key), **fields} for key in found])
+        with self._letting_go("_vectors"):
+            return store.add(found, matrix, [{**store.meta(key), **fields} for key in found])
 
     def remove(self, keys: Iterable[str]) -> None:
         """Forget records in both indexes, their distillation vectors included (erasure)."""
         keys = list(keys)
         self._writable()
-        self.lexical.remove(keys)
+        index = self.lexical
+        with self._letting_go("_lexical"):
+            index.remove(keys)
         if (self.home / "vectors").exists() and not self.disabled:
-            self.vectors.remove(keys + [distillation_key(k) for k in keys])
+            store = self.vectors
+            with self._letting_go("_vectors"):
+                store.remove(keys + [distillation_key(k) for k in keys])
 
     def purge(self) -> None:
         """Erase removed records from the disk (erasure): rewrite the BM25 log and snapshot
         and the vector logs and saved index with live records only (see their ``purge``)."""
         self._writable()
-        self.lexical.purge()
+        index = self.lexical
+        with self._letting_go("_lexical"):
+            index.purge()
         if (self.home / "vectors").exists() and not self.disabled:
-            self.vectors.purge()
+            store = self.vectors
+            with self._letting_go("_vectors"):
+                store.purge()
 
     def flush(self, *, checkpoint: bool = False) -> None:
         """Make the indexes' writes durable and visible to readers (nothing when read-only);
-        ``checkpoint`` at the end of a run of writes (see :meth:`VectorStore.flush`)."""
+        ``checkpoint`` at the end of a run of writes (see :meth:`VectorStore.flush`). An index
+        whose write fails lets go of what it holds unwritten (see :meth:`_letting_go`)."""
         if self._lexical is not None and not self._lexical.read_only:
-            self._lexical.flush()
+            with self._letting_go("_lexical"):
+                self._lexical.flush()
         if self._vectors is not None and not self._vectors.read_only:
-            self._vectors.flush(checkpoint=checkpoint)
+            with self._letting_go("_vectors"):
+                self._vectors.flush(checkpoint=checkpoint)
+
+    @contextmanager
+    def _letting_go(self, name: str) -> Iterator[None]:
+        """Around a write of the index held in attribute ``name``: where it raises (a full
+        disk), the index lets go of its files without writing what they hold unwritten, and is
+        dropped (reopened on use, from what reached the disk), and the error goes on. Bytes
+        kept for a later flush would land after whatever another writer appended once this
+        process gives the write lock back. Only the file system's errors: a bad argument is
+        refused before anything is written."""
+        try:
+            yield
+        except OSError:
+            self._let_go_of(name)
+            raise
+
+    def _let_go_of(self, name: str) -> None:
+        part = getattr(self, name)
+        if part is not None:
+            part.let_go()
+            setattr(self, name, None)
+
+    def let_go(self) -> None:
+        """Drop both indexes without writing what they hold unwritten (after a write the file
+        system refused, see :meth:`_letting_go`); they are reopened on use."""
+        self._let_go_of("_lexical")
+        self._let_go_of("_vectors")
+        self.close()
 
     def keep_as_readers(self) -> None:
         """After a run of writes, with the write lock about to be given back: the indexes
@@ -287,8 +329,7 @@ class Jump:
             try:
                 part.keep_as_reader()
             except (OSError, ValueError, HomeError):
-                part.close()
-                setattr(self, name, None)
+                self._let_go_of(name)  # what it held unwritten is dropped, never written later
 
     def refresh(self) -> None:
         """Catch indexes opened read-only up with what writers committed since (new key-log
@@ -309,13 +350,22 @@ class Jump:
     def close(self) -> None:
         """Close both indexes (reopened on use) and forget which texts this process embedded:
         that memory serves one run of writes, and a process that writes batch after batch for
-        days (``atc watch`` closes after each) would otherwise keep it growing to its cap."""
-        for part in (self._lexical, self._vectors, self._cell_rows):
-            if part is not None:
-                part.close()
+        days (``atc watch`` closes after each) would otherwise keep it growing to its cap.
+        Each is closed though another's flush fails (that one lets go of what it held
+        unwritten); the first error is raised."""
+        parts = (self._lexical, self._vectors, self._cell_rows)
         self._lexical = self._vectors = self._cell_rows = None
         self._cell_rows_stamp = None
         self._made = OrderedDict()
+        failed: BaseException | None = None
+        for part in parts:
+            try:
+                if part is not None:
+                    part.close()
+            except BaseException as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
     # -- searching --------------------------------------------------------------------------------
     def query_vector(self, query: str) -> np.ndarray:

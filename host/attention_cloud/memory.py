@@ -224,17 +224,30 @@ class Memory:
     @serialised
     def close(self) -> None:
         """Release the write lock (snapshotting first when the journal has grown a lot). Every
-        later call of this Memory is a UsageError; closing again does nothing."""
+        later call of this Memory is a UsageError; closing again does nothing.
+
+        Where a write fails (a full disk: the snapshot, the indexes' last flush), this Memory
+        is closed all the same (the indexes let go of what they held unwritten, the lock is
+        released) and the error is raised, once: what was committed is kept, and the next
+        open reads it from the journal (the ingest's pending file, curation, index what the
+        indexes lack)."""
         if self._closed:
             return
-        if self.lock.held and snapshot_due(self.home):
-            self._write_snapshot()
-        if self._jump is not None:
-            self._jump.close()
-        self.pl.once("atc_api:api_close")
-        self.lock.release()
-        self.session_rungs = None
-        self._closed = True
+        try:
+            if self.lock.held and snapshot_due(self.home):
+                self._write_snapshot()
+            if self._jump is not None:
+                self._jump.close()
+        except BaseException:
+            self._let_go_of_indexes()
+            raise
+        finally:
+            try:
+                self._pl.once("atc_api:api_close")
+            finally:
+                self.lock.release()
+                self.session_rungs = None
+                self._closed = True
 
     def __enter__(self) -> "Memory":
         return self
@@ -270,17 +283,31 @@ class Memory:
         args.flag("keep_indexes", keep_indexes)
         if not self.lock.held:
             return
-        if snapshot_due(self.home):
-            self._write_snapshot()
+        try:
+            if snapshot_due(self.home):
+                self._write_snapshot()
+            if self._jump is not None:
+                if keep_indexes:
+                    self._jump.keep_as_readers()
+                else:
+                    self._jump.flush()
+                    self._jump.close()  # reopened on use: as a reader, or as the writer once locked
+        except BaseException:
+            # a full disk: the locks are given back all the same, the indexes let go of what
+            # they hold unwritten (never written after another writer's appends) and read
+            # again on use, and the error is raised (see close)
+            self._let_go_of_indexes()
+            raise
+        finally:
+            self.pl.once("atc_api:api_release")
+            self._seen = writers_stamp(self.home)  # still the writer: every change so far is ours
+            self.lock.release()
+
+    def _let_go_of_indexes(self) -> None:
+        """After a write that failed: the indexes dropped without writing what they hold
+        unwritten (reopened on use)."""
         if self._jump is not None:
-            if keep_indexes:
-                self._jump.keep_as_readers()
-            else:
-                self._jump.flush()
-                self._jump.close()  # reopened on use: as a reader, or as the writer once locked
-        self.pl.once("atc_api:api_release")
-        self._seen = writers_stamp(self.home)  # still the writer: every change so far is ours
-        self.lock.release()
+            self._jump.let_go()
 
     @serialised
     def refresh(self) -> bool:

@@ -1,6 +1,6 @@
 """Fault injection on the processes that stay up: `atc watch` and `atc mcp` (real subprocesses).
 
-Three probes, each compared with an uninterrupted run on the same data:
+Four probes, each compared with an uninterrupted run on the same data:
 
 ``kill``      A feeder appends two real transcripts to a watched folder in chunks of random size
               (half-written lines included), renames one away and back, truncates and rewrites
@@ -11,12 +11,17 @@ Three probes, each compared with an uninterrupted run on the same data:
               refusal a full disk gives as ENOSPC is EFBIG here) that its journal reaches
               mid-ingest; the limit is lifted once the watcher has said its error; then the
               same comparison.
+``index``     `atc watch` (curating) whose BM25 and vector indexes' writes are refused (ENOSPC,
+              injected into ``LexicalIndex.flush`` and ``VectorStore.flush`` while a flag file
+              exists: on a disk that fills, Python's index write may come before the journal's);
+              it must say so, stay up, and once the flag is gone hold the same items, each
+              with its BM25 entry, and pass `atc doctor`.
 ``remember``  `atc mcp` (stdio) is SIGKILLed at a random moment of a `remember` call; the home
               must open, hold the item whole or not at all, and the same call again must
               answer it (new, or already remembered), its record line written once.
 
 Usage:
-    scripts/bench/live_faults.py [--probe kill|full|remember|all] [--kills N] [--seed S]
+    scripts/bench/live_faults.py [--probe kill|full|index|remember|all] [--kills N] [--seed S]
         [--work DIR]
 
 Prints one line per check and exits 1 when any fails.
@@ -67,15 +72,40 @@ def handles(home: Path) -> list[str]:
     return sorted(row["H"] for row in json.loads(done.stdout))
 
 
+#: ``atc watch`` whose index flushes are refused while the file named by $ATC_PROBE_FULL exists.
+_REFUSING_INDEXES = """
+import errno, os, sys
+from attention_cloud.embed import VectorStore
+from attention_cloud.embed.lexical import LexicalIndex
+from attention_cloud.cli import main
+
+def refusing(flush):
+    def refused(self, *args, **kwargs):
+        if os.path.exists(os.environ["ATC_PROBE_FULL"]):
+            raise OSError(errno.ENOSPC, "No space left on device", type(self).__name__)
+        return flush(self, *args, **kwargs)
+    return refused
+
+LexicalIndex.flush = refusing(LexicalIndex.flush)
+VectorStore.flush = refusing(VectorStore.flush)
+sys.argv[0] = "atc"
+main()
+"""
+
+
 def start_watch(paths: list[Path], home: Path, log: Path, *, fsize: int | None = None,
-                no_curate: bool = False) -> subprocess.Popen:
+                no_curate: bool = False, full_while: Path | None = None) -> subprocess.Popen:
     command = [ATC, "watch", *map(str, paths), "--home", str(home), "--format-output", "json",
                "--debounce", "0.2", "--settle", "2"]
+    env = None
+    if full_while is not None:
+        command[0:1] = [sys.executable, "-c", _REFUSING_INDEXES]
+        env = {**os.environ, "ATC_PROBE_FULL": str(full_while)}
     if no_curate:
         command.append("--no-curate")
     if fsize is not None:
         command = ["prlimit", f"--fsize={fsize}:unlimited", "--", *command]
-    return subprocess.Popen(command, stdout=open(log, "a"), stderr=subprocess.STDOUT)
+    return subprocess.Popen(command, stdout=open(log, "a"), stderr=subprocess.STDOUT, env=env)
 
 
 def events(log: Path) -> list[dict]:
@@ -205,35 +235,81 @@ def probe_kill(work: Path, rng: random.Random, kills: int) -> None:
     check(doctor.returncode == 0, f"kill: atc doctor passes ({doctor.stdout.strip()[-200:]})")
 
 
-def probe_full(work: Path, rng: random.Random) -> None:
+def _watched_transcripts(work: Path) -> tuple[Path, Path, Path]:
+    """The two transcripts in a watched folder, a new home and the watcher's log."""
     folder = work / "watched"
     folder.mkdir()
     for name in TRANSCRIPTS:
         shutil.copy(DATA / name, folder / name)
-    home = new_home(work / "home")
-    log = work / "watch.log"
-    limit = 400_000  # bytes: the journal of the two transcripts is several MB
-    watcher = start_watch([folder], home, log, fsize=limit)
+    return folder, new_home(work / "home"), work / "watch.log"
+
+
+def _until_errors(watcher: subprocess.Popen, log: Path, count: int) -> list[dict]:
+    """Wait (up to 600 s, or until it exits) for ``count`` error events of ``watcher``."""
     end = time.monotonic() + 600
     while time.monotonic() < end and watcher.poll() is None:
-        if any(e.get("event") == "error" for e in events(log)):
+        if sum(e.get("event") == "error" for e in events(log)) >= count:
             break
         time.sleep(0.5)
-    said = [e for e in events(log) if e.get("event") == "error"]
+    return [e for e in events(log) if e.get("event") == "error"]
+
+
+def _once_writes_go_through(probe: str, watcher: subprocess.Popen, work: Path, folder: Path,
+                            home: Path, log: Path) -> None:
+    """The checks once the file system takes writes again: the watcher catches up and stops
+    cleanly, and its home holds the items of a one-shot ingest, none twice."""
+    settle(watcher, log, quiet=20, limit=900)
+    status = stop(watcher)
+    check(status == 0, f"{probe}: stopped by SIGTERM, exits 0 (got {status})")
+    got = handles(home)
+    want = reference(folder, work, [], "reference")
+    check(len(got) == len(set(got)), f"{probe}: no handle twice ({len(got)} items)")
+    check(set(got) == set(want), f"{probe}: once writes go through, the items are those of a "
+                                 f"one-shot ingest ({len(set(want) - set(got))} missing, "
+                                 f"{len(set(got) - set(want))} extra, of {len(want)})")
+
+
+def probe_full(work: Path, rng: random.Random) -> None:
+    folder, home, log = _watched_transcripts(work)
+    limit = 400_000  # bytes: the journal of the two transcripts is several MB
+    watcher = start_watch([folder], home, log, fsize=limit)
+    said = _until_errors(watcher, log, 1)
     check(bool(said), f"full: the watcher says the refused write "
                       f"({said[0].get('message', '')[:160] if said else 'no error event'})")
     check(watcher.poll() is None, "full: the watcher keeps running after the refused write")
     subprocess.run(["prlimit", "--pid", str(watcher.pid), "--fsize=unlimited:unlimited"],
                    check=True)
-    settle(watcher, log, quiet=20, limit=900)
-    status = stop(watcher)
-    check(status == 0, f"full: stopped by SIGTERM, exits 0 (got {status})")
-    got = handles(home)
-    want = reference(folder, work, [], "reference")
-    check(len(got) == len(set(got)), f"full: no handle twice ({len(got)} items)")
-    check(set(got) == set(want), f"full: once writes go through, the items are those of a "
-                                 f"one-shot ingest ({len(set(want) - set(got))} missing, "
-                                 f"{len(set(got) - set(want))} extra, of {len(want)})")
+    _once_writes_go_through("full", watcher, work, folder, home, log)
+
+
+def probe_index(work: Path, rng: random.Random) -> None:
+    folder, home, log = _watched_transcripts(work)
+    full = work / "disk-is-full"
+    full.touch()
+    watcher = start_watch([folder], home, log, full_while=full)
+    said = _until_errors(watcher, log, 2)  # refused, and refused again on the retry
+    check(len(said) >= 2, f"index: the watcher says the refused index write, and again on the "
+                          f"retry ({said[0].get('message', '')[:160] if said else 'no error event'})")
+    check(watcher.poll() is None, "index: the watcher keeps running after the refused writes")
+    full.unlink()
+    _once_writes_go_through("index", watcher, work, folder, home, log)
+    found = subprocess.run([sys.executable, "-c", _LEXICAL_MISSING, str(home)],
+                           capture_output=True, text=True, timeout=900)
+    check(found.returncode == 0 and found.stdout.strip() == "0",
+          f"index: every item has its BM25 entry ({found.stdout.strip() or found.stderr[-200:]} "
+          f"without)")
+    doctor = atc("doctor", home=home)
+    check(doctor.returncode == 0, f"index: atc doctor passes ({doctor.stdout.strip()[-200:]})")
+
+
+#: Prints how many live items of the home in argv[1] lack a BM25 entry.
+_LEXICAL_MISSING = """
+import sys
+from attention_cloud import Memory
+with Memory.open(sys.argv[1], create=False) as mem:
+    lexical = mem.jump.lexical
+    print(sum(not lexical.has(str(r["H"])) for r in mem.query("item(H)", limit=10**7).rows))
+"""
 
 
 _INIT = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
@@ -301,7 +377,8 @@ def probe_remember(work: Path, rng: random.Random, kills: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--probe", choices=("kill", "full", "remember", "all"), default="all")
+    parser.add_argument("--probe", choices=("kill", "full", "index", "remember", "all"),
+                        default="all")
     parser.add_argument("--kills", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, default=None)
@@ -312,7 +389,7 @@ def main() -> None:
         feed(args.feed, rng, pause=0.4)
         return
     work = args.work or Path(tempfile.mkdtemp(prefix="live-faults-"))
-    for name in (("kill", "full", "remember") if args.probe == "all" else (args.probe,)):
+    for name in (("kill", "full", "index", "remember") if args.probe == "all" else (args.probe,)):
         started = time.monotonic()
         folder = work / name
         folder.mkdir(parents=True)
@@ -320,6 +397,8 @@ def main() -> None:
             probe_kill(folder, rng, args.kills)
         elif name == "full":
             probe_full(folder, rng)
+        elif name == "index":
+            probe_index(folder, rng)
         else:
             probe_remember(folder, rng, args.kills)
         print(f"     {name}: {time.monotonic() - started:.0f} s ({folder})", flush=True)

@@ -54,7 +54,7 @@ import numpy as np
 
 from attention_cloud.errors import HomeError, UsageError
 
-from ..home import fsync_path, replace_durably
+from ..home import close_unwritten, flush_or_let_go, fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .postings import write_postings
 from .terms import lexical_terms
@@ -251,7 +251,7 @@ class LexicalIndex:
         reader."""
         if self._log is None or self.read_only:
             return
-        self.flush()  # may rewrite the log (a compaction): the inode is read after
+        flush_or_let_go(self)  # may rewrite the log (a compaction): the inode is read after
         self._log_inode = os.fstat(self._log.fileno()).st_ino
         self._read_bytes = self._log.tell()
         self._log.close()
@@ -413,11 +413,21 @@ class LexicalIndex:
         self._write_snapshot(size)
 
     def close(self) -> None:
-        """Flush and release the log file."""
+        """Flush and release the log file (let go of unwritten, see :meth:`let_go`, when the
+        flush fails; its error is raised)."""
         if self._log is not None:
-            self.flush()
+            flush_or_let_go(self)
             self._log.close()
             self._log = None
+
+    def let_go(self) -> None:
+        """Release the log file without writing what it holds unwritten (a write the file
+        system refused): those bytes never land, not even after another writer's appends. The
+        documents added since the last flush that succeeded are not durable, and this index
+        must not be used again: the next open reads the log as far as it is whole, and the
+        ingest's pending file (or curation) indexes what is missing, as after a kill."""
+        close_unwritten(self._log)
+        self._log = None
 
     def __enter__(self) -> "LexicalIndex":
         return self

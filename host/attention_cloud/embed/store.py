@@ -79,7 +79,7 @@ import numpy as np
 
 from attention_cloud.errors import EmbeddingError, HomeError, UsageError
 
-from ..home import fsync_path, replace_durably
+from ..home import close_unwritten, flush_or_let_go, fsync_path, replace_durably
 from .meta_columns import MetaColumns
 from .mapped_rows import MappedRows, check_header, header_bytes, row_offset, write_header
 from .faiss_index import (
@@ -1334,7 +1334,7 @@ class VectorStore:
             builder.join()
         with self._lock:
             self._built = self._builder = None
-            self.flush()
+            flush_or_let_go(self)
             for handle in (self._vector_log, self._key_log):
                 if handle is not None:
                     handle.close()
@@ -1346,9 +1346,13 @@ class VectorStore:
             self.read_only = True
             self._folder_inode = os.stat(self.directory).st_ino
 
-    def _release_files(self) -> None:
+    def _release_files(self, *, unwritten: bool = False) -> None:
+        """Close the logs (dropping what they hold unwritten when ``unwritten``), the store's
+        lock and its mapping."""
         for handle in (self._vector_log, self._key_log):
-            if handle is not None:
+            if unwritten:
+                close_unwritten(handle)
+            elif handle is not None:
                 handle.close()
         self._vector_log = self._key_log = None
         self._mapped = None
@@ -1362,16 +1366,32 @@ class VectorStore:
         """Flush (a writer), stop any background build, and release the files and the lock."""
         if not self._open:
             return
+        self._stop_background()
+        with self._lock:
+            self._built = None
+            if not self.read_only:
+                flush_or_let_go(self)
+            self._release_files()
+
+    def let_go(self) -> None:
+        """Release the files and the lock without writing what the logs hold unwritten (a
+        write the file system refused): those bytes never land, not even after another
+        writer's appends (a vector row landing after other rows would give every later key
+        another key's vector). Rows added since the last flush that succeeded are not durable,
+        and this store must not be used again: the next open replays the logs as far as they
+        are whole, and curation embeds what is missing, as after a kill."""
+        self._stop_background()
+        with self._lock:
+            self._built = self._builder = None
+            self._release_files(unwritten=True)
+
+    def _stop_background(self) -> None:
+        """Stop the page-cache warmer and any index build, waiting for the build to end."""
         self._warm_stop.set()
         self._build_cancel.set()
         builder = self._builder
         if builder is not None:
             builder.join()
-        with self._lock:
-            self._built = None
-            if not self.read_only:
-                self.flush()
-            self._release_files()
 
     def __enter__(self) -> "VectorStore":
         return self

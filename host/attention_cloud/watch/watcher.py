@@ -262,13 +262,22 @@ class Watcher:
         finished = {p: 0 if p in hold else states[p][2] for p in due}
         curated = None
         try:
-            report = self._ingest(due, finished)
-            if o.curate and (report.new or not self._curated_once):
-                curated = self.mem.curate(progress=self._checkpoints(None))
-                self._curated_once = True
+            try:
+                report = self._ingest(due, finished)
+                if o.curate and (report.new or not self._curated_once):
+                    curated = self.mem.curate(progress=self._checkpoints(None))
+                    self._curated_once = True
+            finally:
+                # the writer's tables, not kept between batches; the batch's own error, if
+                # any, is the one said
+                refused = self._give_back()
+            if refused is not None:
+                raise refused                   # the indexes' last writes: the batch failed
         except _Stopped:
             return                              # the loop ends; the next run goes on from here
-        except AtcError as exc:
+        except Exception as exc:
+            if not (isinstance(exc, AtcError) or write_refused(exc)):
+                raise
             self.totals.errors += 1
             if o.curate:  # the retry curates even if its ingest finds nothing new then
                 self._curated_once = False
@@ -281,7 +290,6 @@ class Watcher:
                       "retry_in_s": self._backoff})
             return                              # the files stay due: tried again after the pause
         finally:
-            self.mem.release(keep_indexes=False)  # the writer's tables, not kept between batches
             held = time.monotonic() - began
             self.totals.lock_seconds.append(held)
             # Leave the lock free a while before the next batch, so that another writer
@@ -315,6 +323,19 @@ class Watcher:
                   "ingested": [{"path": str(p), "size": states[p][2], "whole": p not in hold}
                                for p in due],
                   "report": report, "curate_report": curated})
+
+    def _give_back(self) -> OSError | None:
+        """Give the write lock back after a batch (its indexes closed). A write the file
+        system refused there (a full disk met first by an index's own write) is returned, not
+        raised: the Memory gave the lock back all the same and let go of what the indexes held
+        unwritten, and the batch is retried like one whose journal write was refused."""
+        try:
+            self.mem.release(keep_indexes=False)
+        except OSError as exc:
+            if not write_refused(exc):
+                raise
+            return exc
+        return None
 
     def _fresh_notes(self, notes: list[tuple[str, str]],
                      read: dict[Path, Any]) -> list[tuple[str, str]]:
