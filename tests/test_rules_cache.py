@@ -165,7 +165,10 @@ def test_a_later_start_reads_the_libraries_the_rules_load_compiled(tmp_path, fir
     listed_there.unlink()   # as a start of the rules cache before the libraries were listed
     assert set(libraries) <= set(_run(without, str(helper))["state"])
     second = _run(cache, str(helper))
-    third = _run(cache, str(helper))
+    proc = _start(cache, str(helper))
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and "Warning" not in err, err
+    third = json.loads(out)
     assert (second["origin"], third["origin"]) == ("cache", "cache")
     assert [len(found) for found in _libraries(cache)] == [1, 1]
     assert set(libraries).isdisjoint(third["state"]), third["state"]
