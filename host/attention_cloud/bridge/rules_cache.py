@@ -3,8 +3,16 @@
 Loading ``rules/`` from source costs every ``atc`` process about 0.35 s of CPU (reading and
 compiling ~17,000 lines); their compiled form (SWI-Prolog's ``qcompile/2``) loads in about a
 third of that. The first process that finds no compiled form loads the sources as before and
-writes it on the way (``atc_bridge:compile_rules/2``, in the same engine, so the file always
+writes it on the way (``atc_bridge:compile_rules/3``, in the same engine, so the file always
 matches the SWI-Prolog that reads it, on either backend); later ones load the file.
+
+The compiled rules hold none of SWI-Prolog's own libraries (``sandbox``, ``http/json``, ...):
+loading those from source was most of what was left, about 0.15 s of the 0.2. A library can
+be compiled only in a process that has not loaded it yet, so the first process writes beside
+the compiled rules the list of the libraries they loaded (``.libraries``), in the order they
+finished loading; the next process that loads the compiled rules first compiles that list
+(``atc_bridge:compile_libraries/2``) into ``.libraries.qlf``, and later ones load that before
+the rules. Where it is missing or fails to load, the libraries load from source, as before.
 
 The file lives in ``$ATC_CACHE/rules/`` (:func:`~attention_cloud.paths.cache_dir`), under a
 name holding a hash of everything it depends on (:func:`cache_key`): the content of every
@@ -40,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["load_rules", "cache_key"]
 
-#: Bumped whenever what compile_rules/2 writes, or how it is loaded, changes.
+#: Bumped whenever what compile_rules/3 writes, or how it is loaded, changes.
 FORMAT = 1
 #: Days after which a compiled file that names no sources (written before they were named)
 #: is removed by the next compile: which checkout it served cannot be known.
@@ -63,6 +71,7 @@ def load_rules(pl: "Prolog", source: Path, sources: Iterable[Path]) -> str:
     prefix = f"rules-{_digest(str(source.resolve()))[:8]}-{pl.backend}-{version}-"
     target = place / f"{prefix}{key[:20]}.qlf"
     if _usable(target):
+        _load_libraries(pl, target)
         try:
             pl.once("user:load_files", str(target), [Term("if", [Atom("true")])])
             return "cache"
@@ -137,33 +146,104 @@ def _usable(path: Path) -> bool:
 
 
 def _compile(pl: "Prolog", source: Path, place: Path, target: Path, prefix: str) -> str:
-    """Load ``source`` while compiling it into ``target`` (written atomically)."""
+    """Load ``source`` while compiling it into ``target`` (written atomically), and list
+    beside it the libraries it loaded (:func:`_load_libraries` compiles them)."""
     try:
-        handle, name = tempfile.mkstemp(dir=place, prefix=".compile-", suffix=".pl")
-        os.close(handle)
+        wrapper, compiled = _new_wrapper(place)
     except OSError:
         pl.consult(source)
         return "source"
-    wrapper = Path(name)
-    compiled = wrapper.with_suffix(".qlf")
     try:
         try:
-            pl.once("atc_bridge:compile_rules", str(source), str(wrapper))
+            (libraries,) = pl.once("atc_bridge:compile_rules", str(source), str(wrapper), Var())
         except PrologError:  # could not write the file: whatever loaded, load it all again
             pl.consult(source)
             return "source"
         try:
-            os.chmod(compiled, 0o600)
-            os.replace(compiled, target)
+            _install(compiled, target)
         except OSError:
             return "source"
-        _name_source(target, source)
-        _prune(place, prefix, keep=target)
-        return "compiled"
     finally:
-        for path in (wrapper, compiled):
+        _remove(wrapper, compiled)
+    _name_source(target, source)
+    _list_libraries(target, libraries)
+    _prune(place, prefix, keep=target)
+    return "compiled"
+
+
+def _load_libraries(pl: "Prolog", target: Path) -> None:
+    """Before the compiled rules ``target`` load, load the SWI-Prolog libraries they use
+    compiled (``.libraries.qlf``), or compile them from the list the compile wrote when this
+    is the first process to load ``target``. Never fails: what is not loaded here loads from
+    the library as the rules load."""
+    compiled_libraries = _libraries_compiled(target)
+    if _usable(compiled_libraries):
+        try:
+            pl.once("user:load_files", str(compiled_libraries), [Term("if", [Atom("true")])])
+        except PrologError:  # unreadable: the rules load the rest from source; compiled again
             with contextlib.suppress(OSError):
-                path.unlink()
+                compiled_libraries.unlink()
+        return
+    listed = _libraries_list(target)
+    if not _usable(listed):
+        return
+    try:
+        files = listed.read_text(encoding="utf-8").splitlines()
+        wrapper, compiled = _new_wrapper(target.parent)
+    except (OSError, UnicodeDecodeError):
+        return
+    try:
+        pl.once("atc_bridge:compile_libraries", files, str(wrapper))
+        _install(compiled, compiled_libraries)
+    except (OSError, PrologError):
+        pass  # the rules load whatever it did not load from source
+    finally:
+        _remove(wrapper, compiled)
+
+
+def _new_wrapper(place: Path) -> tuple[Path, Path]:
+    """A new private file in ``place`` to write a wrapper to compile into, and the ``.qlf``
+    that compiling it writes (the caller removes both: :func:`_remove`)."""
+    handle, name = tempfile.mkstemp(dir=place, prefix=".compile-", suffix=".pl")
+    os.close(handle)
+    wrapper = Path(name)
+    return wrapper, wrapper.with_suffix(".qlf")
+
+
+def _remove(*paths: Path) -> None:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _install(compiled: Path, target: Path) -> None:
+    """Make ``compiled`` private and rename it to ``target``."""
+    os.chmod(compiled, 0o600)
+    os.replace(compiled, target)
+
+
+def _libraries_list(target: Path) -> Path:
+    """Where the libraries compiled rules ``target`` loaded are listed."""
+    return target.with_name(target.stem + ".libraries")
+
+
+def _libraries_compiled(target: Path) -> Path:
+    """Where those libraries are kept compiled."""
+    return target.with_name(target.stem + ".libraries.qlf")
+
+
+def _list_libraries(compiled: Path, libraries: list[str]) -> None:
+    """Write beside ``compiled`` the SWI-Prolog libraries loading it loads, one a line, for
+    the next process to compile (:func:`_load_libraries`); renamed into place whole, so a
+    process starting meanwhile reads all of it or none."""
+    with contextlib.suppress(OSError):
+        handle, name = tempfile.mkstemp(dir=compiled.parent, prefix=".libraries-")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write("".join(f"{library}\n" for library in libraries))
+        try:
+            os.replace(name, _libraries_list(compiled))
+        finally:
+            _remove(Path(name))
 
 
 def _name_source(compiled: Path, source: Path) -> None:
@@ -185,7 +265,7 @@ def _prune(place: Path, prefix: str, keep: Path, *, now: float | None = None) ->
 
     now = time.time() if now is None else now
     for path in place.glob("rules-*.qlf"):
-        if path == keep:
+        if path == keep or path.name.endswith(".libraries.qlf"):  # removed with their rules
             continue
         named = path.with_suffix(".source")
         try:
@@ -198,7 +278,7 @@ def _prune(place: Path, prefix: str, keep: Path, *, now: float | None = None) ->
         except (OSError, UnicodeDecodeError):
             continue
         if gone:
-            for stale in (path, named):
+            for stale in (path, named, _libraries_list(path), _libraries_compiled(path)):
                 with contextlib.suppress(OSError):
                     stale.unlink()
 
