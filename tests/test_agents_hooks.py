@@ -241,6 +241,24 @@ def test_prompt_with_an_envelope_and_prolog_syntax_is_data(captured) -> None:
     assert "old frame" not in receipt["goal"] and "halt" in receipt["goal"]
 
 
+def test_recalled_memory_pasted_into_a_prompt_is_not_its_goal(captured) -> None:
+    """What recall printed and the user pasted back (the MCP hydrate tool's receipt line, a
+    frame as `atc hydrate` prints it) is not what the prompt asks, as remember drops it."""
+    from attention_cloud import Memory
+    from attention_cloud.agents.mcp_server import receipt_line
+
+    home, _ = captured
+    with Memory.open(home, create=False) as mem:
+        printed = mem.hydrate("webhook signature secrets", budget=300)
+    prompt = (f"{receipt_line(printed.receipt_id)}\n"
+              "How many times does ProcessorClient retry a timeout?\n\n" + printed.text)
+    run = hook_here(home, "user-prompt", stdin=payload("user_prompt", prompt=prompt,
+                                                       session_id="pasted"))
+    assert run.returncode == 0
+    goal = _receipt(home, run)["goal"]
+    assert goal == "How many times does ProcessorClient retry a timeout?"
+
+
 def test_the_hook_logic_in_process(captured) -> None:
     """`ambient_recall` (what the hook and scripts/bench/ambient.py call) keeps only new facts."""
     from attention_cloud import Memory

@@ -116,3 +116,22 @@ def test_an_initialize_whose_params_do_not_read_names_them_not_the_handshake(hom
     (answer,) = replies
     assert answer["error"]["code"] == -32602
     assert answer["error"]["message"].startswith("Invalid params: protocolVersion: Field required")
+
+
+def test_a_failed_call_is_one_line_on_stderr(home: Path) -> None:
+    """The SDK's rich logger wrapped `Tool 'remember' failed: …` over several lines of a
+    client's log (stderr is a pipe: 80 columns); it is one line, as the CLI's errors."""
+    server = subprocess.Popen([ATC, "mcp"], env={**os.environ, "ATC_HOME": str(home)},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    calls = (_call(2, "remember", {"text": "   "})
+             + _call(3, "show", {"handle": "it_" + "no-such-handle-" * 8}))
+    out, err = server.communicate((_INIT + calls).encode(), timeout=120)
+    replies = {r.get("id"): r for r in map(json.loads, out.splitlines()) if r}
+    assert replies[2]["result"]["isError"] and replies[3]["result"]["isError"]
+    lines = sorted(err.decode().splitlines())
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("atc mcp: Tool 'remember' failed: ") \
+        and lines[0].endswith("nothing to remember: the text is empty'"), lines
+    assert lines[1].startswith("atc mcp: Tool 'show' failed: ") \
+        and lines[1].endswith("no such item, arc, rollup or cell in this memory'"), lines

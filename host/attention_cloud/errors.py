@@ -42,9 +42,13 @@ def one_line(exc: BaseException, reader: str | None = None) -> str:
     ``"http"``: a client of ``atc serve``) picks
     the words an :class:`AtcError` has for that reader (see :meth:`AtcError.told`)."""
     said = getattr(exc, "readers", {}).get(reader) if reader else None
-    text = " ".join(line.strip() for line in str(said or exc).splitlines() if line.strip())
-    if not text:
-        return type(exc).__name__
+    return lines_joined(str(said or exc)) or type(exc).__name__
+
+
+def lines_joined(text: str) -> str:
+    """``text`` on one line, as :func:`one_line` puts an error: its non-blank lines stripped
+    and joined by a space, at most ``ONE_LINE_CHARS``."""
+    text = " ".join(line.strip() for line in text.splitlines() if line.strip())
     return text if len(text) <= ONE_LINE_CHARS else text[: ONE_LINE_CHARS - 1] + "…"
 
 

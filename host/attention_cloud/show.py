@@ -2,7 +2,10 @@
 behind an item."""
 from __future__ import annotations
 
+import functools
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -133,23 +136,60 @@ def _current_pointer(handle: str, pointer: str, session: str | None) -> str:
     Raises:
         InputError: the file cannot be read, or no longer holds the record.
     """
-    from .ingest.api import parse_path
-
     path = parse_pointer(pointer).path
     stem = Path(path).stem or path
     for default in dict.fromkeys((session, None, session_apart(stem, path))):
         try:
-            items = parse_path(path, session=default, max_file_bytes=None).items
+            now = _pointers_in(path, default).get(handle)
         except InputError as exc:
             moved = "" if Path(path).exists() else (
                 "; moved? `atc ingest` it where it is now and its items point there")
             raise InputError(f"{handle}: its source cannot be read as it was ingested "
                              f"({exc}{moved})") from None
-        for item in items:
-            if item.handle == handle:
-                return item.pointer
+        if now is not None:
+            return now
     raise InputError(f"{handle}: {path} changed since it was ingested and no longer holds the "
                      f"record this item was read from (it pointed at {pointer})")
+
+
+#: A file modified or changed less than this long ago is parsed afresh, never cached: a write
+#: within the same tick of the file system's clock as the stat (ext4's is a few milliseconds,
+#: FAT's 2 s) could leave its size and times as they were (git's "racy clean" entries, the
+#: same remedy).
+RACY_NS = 2_000_000_000
+
+
+def _pointers_in(path: str, session: str | None) -> dict[str, str]:
+    """Handle -> pointer of the items ingest reads from the file at ``path`` now, with
+    ``session`` as its default session. Parsing a long transcript costs a tenth of a second and
+    more, paid by every ``show --source`` of it: a process that shows many (the MCP server,
+    ``atc serve``, an API caller) parses each version of a file once. The version is the
+    file's device, inode, size, modification and change times, read before the parse, so a
+    file changed, replaced or rewritten since is parsed again; one changed within
+    :data:`RACY_NS` is not cached."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        info = None  # the parse says what is wrong with the path, on one line
+    if info is None or time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) < RACY_NS:
+        return _parse_pointers(path, session)
+    version = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return _cached_pointers(path, session, version)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_pointers(path: str, session: str | None,
+                     _version: tuple[int, ...]) -> dict[str, str]:
+    return _parse_pointers(path, session)
+
+
+def _parse_pointers(path: str, session: str | None) -> dict[str, str]:
+    from .ingest.api import parse_path
+
+    pointers: dict[str, str] = {}
+    for item in parse_path(path, session=session, max_file_bytes=None).items:
+        pointers.setdefault(item.handle, item.pointer)  # the first item of the handle
+    return pointers
 
 
 def _missing_rung(mem: Memory, handle: str, level: str) -> str:

@@ -198,11 +198,12 @@ def ambient_recall(mem: Any, prompt: str, *, session_id: str, budget: int = 800,
     prompts of the session do not get them again.
     """
     from ..hydration import FrameFact, hydrate, seal_frame
-    from ..ingest.envelope import strip_envelopes
+    from ..ingest.frame_echo import strip_recalled
     from .ambient import decide, default_min_score, prompt_wants_memory
 
-    text, _ = strip_envelopes(prompt)
-    text = text.strip()
+    # recalled memory pasted into the prompt (an envelope, the MCP hydrate tool's receipt
+    # line, a frame as `atc hydrate` prints it) is not what the user asks: remember drops the same
+    text = strip_recalled(prompt)
     bar = default_min_score(mem.jump.embedder_spec or "minilm") if min_score is None else min_score
     if segments is not None and not segments:
         return _declined(mem, text or prompt, budget, plane,

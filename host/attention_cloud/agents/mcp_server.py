@@ -470,6 +470,9 @@ def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
     127.0.0.1 only, every request bearing the token of :func:`.mcp_auth.server_token`;
     ``port`` 0 a free one, which the serving line on stderr names once it listens; SIGTERM or
     Ctrl-C end it with exit 0, see :class:`_StopsAtExit0`)."""
+    from .mcp_log import log_on_one_line
+
+    log_on_one_line()               # before the SDK's own logging set-up, which it replaces
     if http:
         with _StopsAtExit0():       # before the serving line: a stop from then on counts
             _serve_http(home, port)

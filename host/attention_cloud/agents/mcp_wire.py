@@ -70,7 +70,7 @@ def screen(line: str) -> str | JSONRPCError | None:
         return _error(None, PARSE_ERROR, f"Parse error: {exc}")
     if isinstance(message, dict) and "id" not in message and (
             isinstance(message.get("method"), str) or "result" in message or "error" in message):
-        log.warning("atc mcp: a notification or response the MCP SDK cannot read was ignored")
+        log.warning("a notification or response the MCP SDK cannot read was ignored")
         return None
     ident = _request_id(message)
     where = _lone_surrogate(message)

@@ -29,8 +29,7 @@ from typing import Any
 from ..home import CURATION_PENDING_FILE as PENDING_FILE
 
 from ..errors import BadArgument, InputError, UsageError
-from ..ingest.envelope import ENVELOPE_TAG, scan_tag_blocks
-from ..ingest.frame_echo import strip_frame_echo
+from ..ingest.frame_echo import strip_recalled
 from ..ingest.records import check_segment
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -91,8 +90,7 @@ def check_text(text: Any) -> str:
     # outside an envelope goes too, as ingest drops it from a tool's output: the receipt line
     # after the MCP hydrate tool's envelope (an agent pasting that tool's text kept it as the
     # note's first line and goal), a frame as `atc hydrate` prints it, a printed receipt.
-    text, _, _ = scan_tag_blocks(text, ENVELOPE_TAG, lone_close=False)
-    text = strip_frame_echo(text)[0].strip()
+    text = strip_recalled(text)
     if not text:
         raise BadArgument("nothing to remember: the text is only recalled memory (a "
                           "<memory-frame> envelope, its receipt line, a frame or receipt "

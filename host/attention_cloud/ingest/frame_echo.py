@@ -23,13 +23,17 @@ same) and ``atc remember``'s line (``remembered it_… (KIND, segment S) <- …r
 ``already remembered`` when it was, with the note ``atc: note: not curated yet: …`` a shell
 call shows beside it).
 
-What the user or the agent said around them stays.
+What the user or the agent said around them stays. :func:`strip_recalled` is the whole
+cleaning for text handed to memory directly (a note to remember, a prompt to recall for):
+envelopes first, then these echoes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from .envelope import ENVELOPE_TAG, scan_tag_blocks
 
 _RECEIPT_ID = r"r_[0-9a-f]{6,64}"
 _RECEIPT_LINE = re.compile(
@@ -79,6 +83,19 @@ def strip_frame_echo(text: str) -> tuple[str, int]:
         text = text[: head.start()]
         count += 1
     return (text.strip(), count) if count else (text, 0)
+
+
+def strip_recalled(text: str) -> str:
+    """``text`` without anything memory's recall wrote into it, surrounding whitespace
+    stripped: every ``<memory-frame>`` envelope, then what :func:`strip_frame_echo` removes.
+
+    For text a person or an agent hands memory directly (``remember``'s note, the prompt the
+    prompt hook recalls for), not a transcript: a closing tag that no opening tag precedes
+    stays as written, since typed text quoting the tag is no truncated frame (removing
+    everything before it would lose the writer's own words).
+    """
+    text, _, _ = scan_tag_blocks(text, ENVELOPE_TAG, lone_close=False)
+    return strip_frame_echo(text)[0].strip()
 
 
 def _one_object(text: str) -> dict | None:
