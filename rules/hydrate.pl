@@ -4244,20 +4244,42 @@ note_shape_(Id, Note, Bytes, Words, Starts) :-
 %   bridge starts.
 
 % estimate_all_(+Texts, -Tokens): estimate_tokens/2 of each of Texts, in one call to the host;
-% fails without the host's estimator.
+% fails without the host's estimator. The host registers the call its bridge converts
+% cheapest: pyswip converts a list's texts at ~13 µs each (~5 times the estimates), so there
+% they cross as one string and the estimates come back as one; janus converts lists in C.
 estimate_all_(Texts, Tokens) :-
     (   Texts == []
     ->  Tokens = []
+    ;   current_predicate(atc_hydrate:host_estimate_tokens_packed/2)
+    ->  length_prefixed_(Texts, Parts),
+        atomics_to_string(Parts, Packed),
+        host_estimate_tokens_packed(Packed, Answer),
+        split_string(Answer, " ", "", Numbers),
+        maplist(number_string, Tokens, Numbers)
     ;   current_predicate(atc_hydrate:host_estimate_tokens_all/2)
     ->  host_estimate_tokens_all(Texts, Tokens)
     ;   current_predicate(atc_hydrate:host_estimate_tokens/2)
     ->  maplist(estimate_tokens, Texts, Tokens)
     ).
 
+% length_prefixed_(+Texts, -Parts): each text after its length in characters and a colon,
+% so that no text needs escaping, whatever it holds.
+length_prefixed_([], []).
+length_prefixed_([Text|Texts], [Length, ":", Text|Parts]) :-
+    string_length(Text, Length),
+    length_prefixed_(Texts, Parts).
+
+%!  host_estimate_tokens_packed(+Packed:string, -Estimates:string) is det.
+%
+%   estimate_tokens/2 of each text in Packed (each written as its length in characters, a
+%   colon and the text), written as one string of decimal numbers separated by single spaces,
+%   in the texts' order: implemented by the host (attention_cloud.curate.tokens), registered
+%   in this module when the bridge starts (pyswip).
+
 %!  host_estimate_tokens_all(+Texts:list(string), -Tokens:list(integer)) is det.
 %
 %   estimate_tokens/2 of each of Texts, in one call: implemented by the host
-%   (attention_cloud.curate.tokens), registered in this module when the bridge starts.
+%   (attention_cloud.curate.tokens), registered in this module when the bridge starts (janus).
 
 render_fact_(Segment, Reader, p(c(Id, Score, By0, Hops, _), Rung, _, _),
              fact(Id, Segment, Level, By, Score, _Tokens, Hops, Source, Time, Text, Dirty)) :-

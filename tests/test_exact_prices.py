@@ -16,7 +16,7 @@ import pytest
 from attention_cloud import Memory
 from attention_cloud.bridge import Atom, Term, Var
 from attention_cloud.curate import estimate_tokens
-from attention_cloud.curate.tokens import register_for_prolog
+from attention_cloud.curate.tokens import register_for_prolog, unpack_texts
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
 
@@ -92,7 +92,12 @@ def _counted(mem) -> tuple[list, Counter]:
         sent.update(texts)
         return [estimate_tokens(t) for t in texts]
 
-    mem.pl.register("host_estimate_tokens_all", 2, counting, module="atc_hydrate")
+    if mem.pl.backend == "pyswip":  # the texts cross packed there (tokens.register_for_prolog)
+        mem.pl.register("host_estimate_tokens_packed", 2,
+                        lambda packed: " ".join(map(str, counting(unpack_texts(packed)))),
+                        module="atc_hydrate")
+    else:
+        mem.pl.register("host_estimate_tokens_all", 2, counting, module="atc_hydrate")
     try:
         receipts = []
         for goal, budget in [(g, b) for g in GOALS for b in BUDGETS]:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from attention_cloud import Memory
 from attention_cloud.bridge.terms import Var
 from attention_cloud.curate import estimate_tokens
+from attention_cloud.curate.tokens import estimates_packed, unpack_texts
 from attention_cloud.home import write_config
 from attention_cloud.paths import samples_dir
 
@@ -56,6 +57,41 @@ def test_the_issue_example_counts_alike(prolog):
 @given(text=texts)
 def test_prolog_and_python_count_any_text_alike(prolog, text):
     assert prolog_count(prolog, text) == estimate_tokens(text)
+
+
+def prolog_counts(pl, texts: list[str]) -> list[int]:
+    """The texts counted in one call, as a frame counts its facts (they cross packed)."""
+    (tokens,) = pl.once("atc_hydrate:estimate_all_", texts, Var())
+    return tokens
+
+
+# Texts that could confuse the packing: its own separator and length digits, empty texts,
+# characters outside the BMP (one character each side), NUL, and texts of a megabyte.
+PACKING_EDGES = ["", ":", "3:abc", "12:", "0:", ":::", "1", " ", "", "🙂:🙂", "👩‍💻 e\u0301 ß",
+                 "\x00", "a\x00:b", "日本語のテキスト: 5:x", "\u3000:\u00a0", "x" * 1_000_000,
+                 "🙂 " * 300_000, "é:" * 200_000, "last"]
+
+
+def test_a_frame_counts_texts_holding_the_packing_alike(prolog):
+    assert prolog_counts(prolog, PACKING_EDGES) == [estimate_tokens(t) for t in PACKING_EDGES]
+    assert prolog_counts(prolog, [""]) == [0]
+    assert prolog_counts(prolog, []) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=st.lists(st.one_of(texts, st.sampled_from(PACKING_EDGES[:15])), max_size=40))
+def test_a_frame_counts_any_texts_as_one_by_one(prolog, batch):
+    assert prolog_counts(prolog, batch) == [estimate_tokens(t) for t in batch]
+
+
+def test_packed_texts_round_trip_and_bad_packing_is_refused():
+    packed = "".join(f"{len(t)}:{t}" for t in PACKING_EDGES)
+    assert unpack_texts(packed) == PACKING_EDGES
+    assert estimates_packed(packed) == " ".join(str(estimate_tokens(t)) for t in PACKING_EDGES)
+    for bad, problem in [("abc", "no length at character 0"), ("3:ab", "runs past the end"),
+                         ("1:a:b", "no length at character 3"), ("١:a", "no length")]:
+        with pytest.raises(ValueError, match=problem):
+            unpack_texts(bad)
 
 
 TRICKY_SESSION = "\n".join([
