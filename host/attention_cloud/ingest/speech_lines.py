@@ -16,9 +16,9 @@ a whole, not a list of every key a file may use:
   ``Q:`` and ``A:``), never where one label merely recurs.
 
 A speaker line in an export's own shape (Zoom's ``From Priya Patel to Everyone:``) is a message
-whatever it says. One that carries its time (``[10:02] Priya: …``) is held to the second rule
-alone, loosely: an application log's components (``10:02:11 Scheduler: queued 12 jobs``) take
-turns with their times too, and address no one.
+whatever it says. One that carries its time (``[10:02] Priya: …``) is a message too: an
+application log's components (``10:02:11 Scheduler: queued 12 jobs``) take turns with their
+times and address no one, but so do terse chats, and refusing a chat loses all of it.
 """
 
 from __future__ import annotations
@@ -114,12 +114,11 @@ def lines_speak(lines: Sequence[tuple[str, str, str]], take_turns: bool) -> bool
     Names that are all label words (``Note``, ``Error``, ``Q``) speak only when they take turns
     and a quarter of their lines or more ask something (an interview's ``Q:``; a meeting's
     ``Action:`` and ``Decision:`` lines take turns too, and say "we", but ask nothing). An
-    export's own lines are messages. Timed lines are, in a file of four or more, when one in
-    eight or more addresses someone (a log's ``10:02:11 Scheduler: queued 12 jobs`` never
-    does). Untimed ones are unless more than half of those of more than one word, or of a
-    machine token, are a record's values (:func:`is_field_value`: ``Host: db.internal``,
-    ``Port: 5432``, ``Name: Dana Reyes``); a one-word line (``Sure``, ``Payments``) says
-    neither.
+    export's own lines are messages, and so are timed lines (a log's ``10:02:11 Scheduler:
+    queued 12 jobs`` too: see the module's docstring). Untimed ones are unless more than half
+    of those of more than one word, or of a machine token, are a record's values
+    (:func:`is_field_value`: ``Host: db.internal``, ``Port: 5432``, ``Name: Dana Reyes``); a
+    one-word line (``Sure``, ``Payments``) says neither.
     """
     lines = lines[:_LINES_WEIGHED]
     if not lines:
@@ -130,8 +129,10 @@ def lines_speak(lines: Sequence[tuple[str, str, str]], take_turns: bool) -> bool
     if any(how == EXPORT_LINE for _, _, how in lines):
         return True
     if any(how == TIMED_LINE for _, _, how in lines):
-        addressed = sum(addresses_someone(said) for _, said, _ in lines)
-        return len(lines) < 4 or addressed * 8 >= len(lines)
+        # Timed names are people: terse timed chats that address no one ("[2024-03-01 09:00]
+        # Priya: the retry budget, step 3") are common, and refusing one loses a whole chat,
+        # where an application log read as a chat only names its components as speakers.
+        return True
     fields = sum(is_field_value(said) for _, said, _ in lines)
     telling = len(lines) - sum(_one_word(said) for _, said, _ in lines)
     return fields * 2 <= telling
