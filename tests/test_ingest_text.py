@@ -311,3 +311,23 @@ def test_people_talking_are_still_read_as_a_chat_beside_those_files():
         result = parse_text(text, name="chat.txt")
         assert result.format == "text"
         assert [i.speaker for i in result.items] == speakers
+
+
+def test_timed_names_that_address_no_one_are_still_people(tmp_path):
+    """Timed speaker lines are a chat whatever they say: a terse timed chat that asks nothing
+    was refused as a log for a while (all of it lost), so an application log whose components'
+    lines carry their times reads as their chat, as README's Limits say."""
+    chat = tmp_path / "chat.txt"
+    chat.write_text("".join(f"[2024-03-0{1 + i % 5} 09:0{i}] {'Priya' if i % 2 == 0 else 'Marco'}: "
+                            f"the retry budget for the payment processor, step {i}\n"
+                            for i in range(8)), encoding="utf-8")
+    log = tmp_path / "log.txt"
+    log.write_text("2024-03-05 10:02:11 Scheduler: queued 12 jobs\n"
+                   "2024-03-05 10:02:12 Worker: picked job 1\n"
+                   "2024-03-05 10:02:13 Scheduler: queued 3 jobs\n"
+                   "2024-03-05 10:02:14 Worker: done job 1\n", encoding="utf-8")
+    for path, names in ((chat, {"Priya", "Marco"}), (log, {"Scheduler", "Worker"})):
+        result = parse_path(path)
+        assert result.format == "text" and len(result.items) in (4, 8)
+        assert {item.speaker for item in result.items} == names
+        assert all(item.time for item in result.items)
