@@ -69,14 +69,10 @@ class Family:
 
 
 def _last_json_line(path: Path) -> dict[str, Any]:
-    for line in reversed(path.read_text(encoding="utf-8").splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return {}
+    """The file's last line that holds a JSON object (the audit log's reader skips torn ones)."""
+    from attention_cloud.audit import _parsed_lines
+
+    return next(_parsed_lines(reversed(path.read_text(encoding="utf-8").splitlines())), {})
 
 
 def append_claude_code(path: Path) -> str:
