@@ -4539,7 +4539,7 @@ settings_reader_(Settings, Reader) :-
 
 pointer_item_(Id, Item) :-
     (   item(Id) -> Item = Id
-    ;   arc(Id), arc_member(Id, Item), item(Item) -> true
+    ;   arc(Id), arc_member(Id, Item) -> true          % arc_member/2's are live items
     ).
 
 % When the record was written: an item's time, an arc's first member's; "" when unknown.
