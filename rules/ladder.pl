@@ -523,7 +523,8 @@ arc(A) :- arc_(A, _, _), live_record_(A).
 
 %!  arc_member(?Arc, ?Handle) is nondet.
 %   Handle is a live member of the live arc Arc, in the arc's order. A given Arc is asked
-%   whether it is live once, not once per member (hydration opens ~130 arcs' members a frame).
+%   whether it is live once, not once per member (a warm frame at 100k items asks ~40 arcs
+%   for their ~20 members each: ~90 arc/1 calls a frame fewer).
 arc_member(A, H) :-
     (   nonvar(A)
     ->  arc(A),
