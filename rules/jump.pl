@@ -277,10 +277,18 @@ embeddings_error_(error(python_error('EmbeddingError', Why), _)) :- !,
 embeddings_error_(E) :-
     throw(E).
 
-live_top_(Raw, K, Hits) :-
-    include(live_hit_, Raw, Live),
-    length(Live, N),
-    (   N =< K -> Hits = Live ; length(Hits, K), append(Hits, _, Live) ).
+% live_top_(+Raw, +K, -Hits): the first K live hits of Raw, in its order. The search fetches
+% K + 16 (a record erased since the index was saved is still in it): the hits past the K-th
+% live one are not looked up.
+live_top_(_, 0, []) :- !.
+live_top_([], _, []).
+live_top_([Hit|Raw], K, Hits) :-
+    (   live_hit_(Hit)
+    ->  Hits = [Hit|Hits1],
+        K1 is K - 1,
+        live_top_(Raw, K1, Hits1)
+    ;   live_top_(Raw, K, Hits)
+    ).
 
 live_hit_(Key-_) :-
     (   item(Key) -> true ; arc(Key) -> true ; rollup(Key, _) ).

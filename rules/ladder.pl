@@ -522,7 +522,18 @@ rollups_of_erased_(Hs, Id) :-
 arc(A) :- arc_(A, _, _), live_record_(A).
 
 %!  arc_member(?Arc, ?Handle) is nondet.
-arc_member(A, H) :- arc_member_(A, H, _), arc(A), item(H).
+%   Handle is a live member of the live arc Arc, in the arc's order. A given Arc is asked
+%   whether it is live once, not once per member (a warm frame at 100k items asks ~40 arcs
+%   for their ~20 members each: ~90 arc/1 calls a frame fewer).
+arc_member(A, H) :-
+    (   nonvar(A)
+    ->  arc(A),
+        arc_member_(A, H, _),
+        item(H)
+    ;   arc_member_(A, H, _),
+        arc(A),
+        item(H)
+    ).
 
 %!  arc_goal(?Arc, ?Goal:string) is nondet.
 arc_goal(A, G) :- arc_(A, _, G), live_record_(A).

@@ -65,4 +65,15 @@ test(the_hosts_hits_are_read_as_pairs,
     nearest("what did I buy", 10, [], Hits),
     nearest("nothing near", 10, [], None).
 
+% Hits the index still holds for a record erased since are passed over: nearest/4 gives the
+% first K live ones, in the host's order, and no more than K (none for K = 0).
+test(the_first_k_live_hits_past_an_erased_one,
+     [setup(memory), cleanup(memory),
+      true(Got == [[old2-0.55, old3-0.5], [old2-0.55, old3-0.5, new1-0.45], []])]) :-
+    journal_tombstone(old1, "forget"),
+    nearest("what did I buy", 2, [], Two),
+    nearest("what did I buy", 10, [], All),
+    nearest("what did I buy", 0, [], None),
+    Got = [Two, All, None].
+
 :- end_tests(hydrate_jump).

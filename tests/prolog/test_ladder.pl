@@ -188,6 +188,22 @@ test(arc_members_in_order, [setup(fresh), true(Ms == [h1, h2])]) :-
     ladder_store([arc(arc_1, s1, "g", [h1, h2])]),
     findall(H, arc_member(arc_1, H), Ms).
 
+% A given arc's members are its live ones in its order, as the arcs listed with theirs give
+% them (arc_member/2 asks a given arc whether it is live once, not per member); an arc one of
+% whose members is erased has none, until curation rebuilds it.
+test(a_given_arcs_members_are_those_listed_with_it,
+     [setup(fresh), true(R == [[h1, h2, h3], [h1, h2, h3], [], [], [h4]])]) :-
+    add(h1, 0, "g"), add(h2, 1, "g"), add(h3, 2, "g"), add(h4, 3, "h"),
+    ladder_store([arc(arc_1, s1, "g", [h1, h2, h3]), arc(arc_2, s1, "h", [h4])]),
+    rungs(arc_1, [h1, h2, h3]),
+    findall(H, arc_member(arc_1, H), Given0),
+    findall(H, ( arc_member(A, H), A == arc_1 ), Listed0),
+    journal_tombstone(h2, "forget"),
+    findall(H, arc_member(arc_1, H), Given1),
+    findall(H, ( arc_member(A, H), A == arc_1 ), Listed1),
+    findall(H, arc_member(arc_2, H), Other),
+    R = [Given0, Listed0, Given1, Listed1, Other].
+
 test(forgetting_invalidates_derivatives, [setup(fresh), true(Ids-Left == [arc_1]-[])]) :-
     add(h1, 0, "g"), add(h2, 1, "g"),
     ladder_store([arc(arc_1, s1, "g", [h1, h2])]),
