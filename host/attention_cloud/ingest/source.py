@@ -78,6 +78,11 @@ class Source:
     _decode_error: UnicodeDecodeError | None = field(default=None, repr=False, compare=False)
     _decoded: bool = field(default=False, repr=False, compare=False)
     _document: tuple[Any] | None = field(default=None, repr=False, compare=False)
+    # A line-oriented reader resumed where an earlier reading of this file's first bytes
+    # stopped (:mod:`.resume`): how many bytes and lines it had read, and what to call when
+    # it reaches the end of the last complete line (``at_last_line(bytes, lines)``).
+    resume_at: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
+    at_last_line: Any = field(default=None, repr=False, compare=False)
 
     def keep_document(self, document: Any) -> None:
         """Hold ``document``, what decoding the whole text as JSON gave, for the parser:
@@ -575,12 +580,16 @@ def lines_of(source: Source) -> Iterator[tuple[int, str | None, str]]:
     line-oriented parser can skip and report it; the other lines decode normally. Lines are
     split on ``\\n`` only (``str.splitlines`` would also split on characters such as U+2028
     that JSON strings may contain); a trailing ``\\r`` is dropped.
+    Of a source resumed (``Source.resume_at``: bytes and lines already read), the lines after
+    them, numbered on from there.
     """
-    if source.decoded and source.text is not None:
+    start, lines_before = source.resume_at
+    if source.decoded and source.text is not None and not start:
         for number, line in enumerate(source.text.split("\n"), 1):
             yield number, line[:-1] if line.endswith("\r") else line, ""
         return
-    for number, raw in enumerate(_byte_lines(source.data), 1):
+    data = source.data[start:] if start else source.data
+    for number, raw in enumerate(_byte_lines(data), lines_before + 1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as error:
