@@ -1487,9 +1487,11 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         if known == (size, digest) or (live and known == (size, _calls_held(digest))):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=known[1], unchanged=True)
+        # a file read before is likely growing (an agent's own transcript): where its reading
+        # is left is kept, not that of every file of a first ingest (a backfill)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars, user_names=user_names,
-                              read_points=read_points)
+                              read_points=read_points if known is not None else None)
         held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
