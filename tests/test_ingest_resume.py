@@ -287,3 +287,27 @@ def test_an_agent_loop_over_a_session_and_its_subagent(tmp_path, decoded):
     with Memory.open(tmp_path / "c") as once:
         once.ingest([folder])
         assert read_on[-1] == live(once)
+
+
+def test_an_erasure_drops_where_files_were_left(tmp_path, decoded):
+    """Where a file was left holds the texts of its items: an erasure drops it, so no text of a
+    forgotten item stays in the process, and the next ingest parses the file whole."""
+    log = tmp_path / "s.jsonl"
+    log.write_text(synthetic_call("Deploy with the token S3CRET", "deploy"), encoding="utf-8")
+    with Memory.open(tmp_path / "home") as mem:
+        mem.ingest([log])
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"type": "assistant", "uuid": "a2", "sessionId": "S1", "message": {
+                "role": "assistant", "content": "Deploying now."}}) + "\n")
+        mem.ingest([log])
+        assert len(mem.read_points) == 1
+        (secret,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+        mem.forget([secret])
+        assert len(mem.read_points) == 0
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"type": "user", "uuid": "u3", "sessionId": "S1", "message": {
+                "role": "user", "content": "and the changelog"}}) + "\n")
+        decoded.clear()
+        assert mem.ingest([log]).forgotten == 1
+        assert len(decoded) >= nonblank_lines(log.read_bytes())
+        assert not [r for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]

@@ -439,6 +439,7 @@ class Memory:
             self._jump = None
         self.pl.once("atc_api:api_close")
         self.session_rungs = None  # an erasure elsewhere: no rung of what it forgot stays here
+        self.read_points.forget()  # nor a reader's state holding its text
         self.config = read_config(self.home)
         self.open_info = open_store(self.pl, self.home, self.lock)
         self._seen = stamp

@@ -87,6 +87,10 @@ class ReadPoints:
 
         source.at_last_line = keep
 
+    def __len__(self) -> int:
+        """How many files' points are kept."""
+        return len(self._points)
+
     def forget(self) -> None:
         """Drop every point (the next reading of each file is whole)."""
         self._points.clear()
