@@ -85,9 +85,13 @@ def topical(tmp_path: Path, built_home):
 
 
 @pytest.fixture
-def topical_curated_here(tmp_path: Path):
+def topical_curated_here(tmp_path: Path, monkeypatch):
     """The same sessions ingested and curated by the Memory handed out, for a test of the state
-    a curation leaves its process in."""
+    a curation leaves its process in, as in a large home (whose writer's indexes a curation
+    closes: see curation.KEEP_INDEXES_OPEN_UP_TO)."""
+    from attention_cloud import curation
+
+    monkeypatch.setattr(curation, "KEEP_INDEXES_OPEN_UP_TO", 0)
     home = tmp_path / "home"
     home.mkdir()
     mem = _open(home)
@@ -545,9 +549,10 @@ def _atom(name: str):
 
 
 def test_curation_ends_without_the_writers_index_tables(topical_curated_here: Memory, tmp_path: Path):
-    """The cells step and a snapshot only read: curation closes the writer's vector and BM25
-    tables before them (~1 GB at a million items) and the cells step reads vectors through a
-    read-only store; a later curate reopens the writer and its new items are found."""
+    """The cells step and a snapshot only read: in a large home curation closes the writer's
+    vector and BM25 tables before them (~1 GB at a million items) and the cells step reads
+    vectors through a read-only store; a later curate reopens the writer and its new items are
+    found."""
     topical = topical_curated_here
     jump = topical.jump
     assert jump._lexical is None and jump._vectors is not None and jump._vectors.read_only
@@ -574,6 +579,42 @@ def test_curation_ends_without_the_writers_index_tables(topical_curated_here: Me
     assert flushes.count(True) == 1 and flushes.index(True) == len(flushes) - 2
     frame = topical.hydrate("pottery class clay wheel glaze kiln", budget=800)
     assert "pottery" in frame.text.lower() and frame.receipt["facts"]
+
+
+def test_a_small_home_keeps_the_writers_indexes_open_from_turn_to_turn(tmp_path: Path):
+    """An agent ingests and curates after every turn: closing the writer's indexes at the end
+    of each curate made the next ingest and curate open them again, replaying every key and
+    BM25 log record (a cost growing with the home). Below KEEP_INDEXES_OPEN_UP_TO records they
+    stay open, and what the next turn adds is found all the same."""
+    from attention_cloud.embed import LexicalIndex, VectorStore
+
+    home = tmp_path / "home"
+    home.mkdir()
+    opened: list[str] = []
+    with _open(home) as mem:
+        mem.ingest(_write(tmp_path / "t", _sessions(1, 6, 1)), format="openai")
+        mem.curate()
+        jump = mem.jump
+        assert jump._vectors is not None and not jump._vectors.read_only
+        assert jump._lexical is not None and not jump._lexical.read_only
+        store_open, lexical_open = VectorStore.open, LexicalIndex.open
+
+        def recording(name, open_):
+            return classmethod(lambda cls, *a, **k: (opened.append(name), open_(*a, **k))[1])
+
+        VectorStore.open = recording("vectors", store_open)
+        LexicalIndex.open = recording("lexical", lexical_open)
+        try:
+            mem.ingest(_write(tmp_path / "later", [{"session_id": "kiln", "messages": [
+                {"role": "user", "content": "the kiln cracked my glaze tiles again"}]}]),
+                format="openai")
+            report = mem.curate()
+        finally:
+            VectorStore.open, LexicalIndex.open = store_open, lexical_open
+        assert opened == []
+        assert report.embedded > 0 and report.cells["assigned"] > 0
+        frame = mem.hydrate("kiln cracked glaze tiles", budget=400)
+        assert "kiln cracked my glaze tiles" in frame.text
 
 
 def _focus_group(mem: Memory, cell: str, segment: str) -> tuple[list[str], list[str]]:

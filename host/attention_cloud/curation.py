@@ -55,6 +55,11 @@ ECHO_THREADS = min(2, os.cpu_count() or 1)
 ECHO_WRITE_CHUNKS = 64
 #: Distinct item vectors whose search hits an echo pass keeps for items with an equal vector.
 ECHO_SEARCH_CACHE = 20_000
+#: Index records (vectors and BM25 entries) up to which the writer's indexes stay open after
+#: the items step: closed, the next ingest and curate open them again, replaying every key and
+#: BM25 log record (~0.3 s of an agent's per-turn curate at 300 turns, growing with the home);
+#: above it, closing frees what the cells step does not need (~1 GB at a million items).
+KEEP_INDEXES_OPEN_UP_TO = 50_000
 #: Items whose extractive rungs a run keeps for the arcs and rollups of their sessions
 #: (reading an item again cost ~0.6 ms, ~5 % of an idle curate of agent transcripts). Bounded
 #: (~2 KB an item, ~20 MB): a longer run builds each session once all its items are curated,
@@ -343,7 +348,8 @@ def _curate(mem: Any, progress: ProgressCallback | None, model: Any) -> CurateRe
         _echoes(mem, new_items, report, progress)
     mem.jump.flush(checkpoint=True)  # readers open the index as saved here, not a tail to redo
     _pending_done(mem, "echoes")
-    mem.jump.close()  # the writer's index tables and BM25 (~1 GB at 1M): the cells step only reads
+    if mem.jump.records_open() > KEEP_INDEXES_OPEN_UP_TO:
+        mem.jump.close()  # the writer's index tables and BM25 (~1 GB at 1M): the cells step only reads
     mem.give_back_memory()
     if mem.config.get("cells", True):
         from .cells import update

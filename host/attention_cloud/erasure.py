@@ -280,6 +280,9 @@ def _finish(mem: Any, handles: list[str], records: list[str], regoaled: list[str
     from .curation import curate_scope
     from .reembed import forget_in_next
 
+    # where this process left the files it read holds their items' texts: none of a forgotten
+    # item stays in the process (the next ingest of each file parses it whole)
+    mem.read_points.forget()
     jump = mem.jump
     # the indexes' entries of the erased items, and of the derived records that have no rungs
     # now (a re-goaled item that was curated is one of them: curated again below); a record a

@@ -279,6 +279,11 @@ class Jump:
             with self._letting_go("_vectors"):
                 store.purge()
 
+    def records_open(self) -> int:
+        """How many records the indexes open now hold (vectors and BM25 entries; 0 when
+        neither is open): what keeping them open costs in memory."""
+        return sum(len(part) for part in (self._vectors, self._lexical) if part is not None)
+
     def flush(self, *, checkpoint: bool = False) -> None:
         """Make the indexes' writes durable and visible to readers (nothing when read-only);
         ``checkpoint`` at the end of a run of writes (see :meth:`VectorStore.flush`). An index

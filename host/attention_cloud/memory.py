@@ -41,6 +41,7 @@ from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa
                             find_transcripts, left_out, not_regular)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
+from .ingest.resume import ReadPoints
 from .progress import ProgressCallback, report as report_progress
 from . import ingest_index
 from .wire import decode_fields, encode_item, wire_handle
@@ -166,6 +167,9 @@ class Memory:
         self._jump: Any = None
         #: the extractive rungs of the sessions the last curate built (curation.session_rungs)
         self.session_rungs: Any = None
+        #: where each JSON Lines transcript this process read was left, to read on from there
+        #: when it grows (ingest.resume)
+        self.read_points = ReadPoints()
 
     @property
     def pl(self) -> Prolog:
@@ -435,6 +439,7 @@ class Memory:
             self._jump = None
         self.pl.once("atc_api:api_close")
         self.session_rungs = None  # an erasure elsewhere: no rung of what it forgot stays here
+        self.read_points.forget()  # nor a reader's state holding its text
         self.config = read_config(self.home)
         self.open_info = open_store(self.pl, self.home, self.lock)
         self._seen = stamp
@@ -626,7 +631,7 @@ class Memory:
         sessions = self._distinct_default_sessions(names)
         max_item_chars = self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
-                                  max_item_chars, sessions)
+                                  max_item_chars, sessions, self.read_points)
         users = _UserSpeakers(self._user_speakers)
 
         def one_user_each() -> Iterator[_Parsed]:
@@ -638,7 +643,7 @@ class Memory:
                 if returning and not returning & users.of(parsed.named_roles):
                     parsed = _parse_one(path, name, known, format, item_budget, segment, limit,
                                         open_tails.get(str(path)), max_item_chars,
-                                        sessions.get(name), returning)
+                                        sessions.get(name), returning, self.read_points)
                 users.took(parsed.named_roles)
                 yield parsed
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
@@ -1458,7 +1463,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
                settled: int | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
-               session: str | None = None, user_names: frozenset[str] = frozenset()) -> _Parsed:
+               session: str | None = None, user_names: frozenset[str] = frozenset(),
+               read_points: ReadPoints | None = None) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.open_calls import is_unanswered_call
     from .ingest.side_files import side_files_digest
@@ -1482,8 +1488,11 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         if known == (size, digest) or (live and known == (size, _calls_held(digest))):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=known[1], unchanged=True)
+        # a file read before is likely growing (an agent's own transcript): where its reading
+        # is left is kept, not that of every file of a first ingest (a backfill)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
-                              max_item_chars=max_item_chars, user_names=user_names)
+                              max_item_chars=max_item_chars, user_names=user_names,
+                              read_points=read_points if known is not None else None)
         held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
@@ -1564,11 +1573,13 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES,
                open_tails: Mapping[str, int] | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
-               sessions: Mapping[str, str] | None = None) -> Iterator[_Parsed]:
+               sessions: Mapping[str, str] | None = None,
+               read_points: ReadPoints | None = None) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded). Of a
     file in ``open_tails`` grown past the size given there only the finished part is parsed
-    (see :meth:`Memory.ingest`, ``unfinished``).
+    (see :meth:`Memory.ingest`, ``unfinished``). A file read before in this process is read
+    on from where it was left (``read_points``) when parsed here; workers read whole.
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -1579,7 +1590,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
                              (open_tails or {}).get(str(path)), max_item_chars,
-                             (sessions or {}).get(name))
+                             (sessions or {}).get(name), read_points=read_points)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

@@ -40,12 +40,14 @@ from .telegram import TelegramParser
 from .trajectory import TrajectoryParser
 from .whatsapp import WhatsAppParser
 from .records import FORMATS, ParseResult
+from .resume import ReadPoints
 from .source import DEFAULT_MAX_FILE_BYTES, Source, fail, make_source, read_path
 
 
 class _Parser(Protocol):
     def parse(self, source: Source) -> int:
-        """Feed the collector; return how many well-formed records there were."""
+        """Feed the collector; return how many well-formed records there were (all read so
+        far, for a reader resumed: see :mod:`.resume`)."""
 
 
 # Each format's parser is built from the collector and the default session name.
@@ -136,15 +138,21 @@ def parse_source(
     kind_shares: Mapping[str, float] | None = None,
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
     user_names: Iterable[str] = (),
+    read_points: ReadPoints | None = None,
 ) -> ParseResult:
     """Parse a transcript already read with :func:`~attention_cloud.ingest.source.read_path`
     (whose bytes the caller may also digest: what is parsed is exactly what was digested).
+
+    ``read_points``: where a JSON Lines reader is kept at the end of the last complete line,
+    and taken up again when ``source`` is that file grown (its first bytes unchanged), so
+    that only the lines after are parsed (:mod:`.resume`); the result is the same.
 
     Other arguments and errors are those of :func:`parse_path`.
     """
     shares = check_budget(item_budget, kind_shares)
     _check_arguments(format, session, max_item_chars)
-    return _parse(source, format, session, item_budget, shares, max_item_chars, user_names)
+    return _parse(source, format, session, item_budget, shares, max_item_chars, user_names,
+                  read_points)
 
 
 def parse_text(
@@ -190,11 +198,19 @@ def _parse(
     shares: Mapping[str, float],
     max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
     user_names: Iterable[str] = (),
+    read_points: ReadPoints | None = None,
 ) -> ParseResult:
     chosen = format or detect_source_format(source)
-    collector = ItemCollector(chosen, max_item_chars=max_item_chars,
-                              user_names=frozenset(user_names))
-    parser = _PARSERS[chosen](collector, session or source.stem)
+    names = frozenset(user_names)
+    options = (chosen, session or source.stem, max_item_chars, names)
+    resumed = read_points.resume(source, options) if read_points is not None else None
+    if resumed is None:
+        collector = ItemCollector(chosen, max_item_chars=max_item_chars, user_names=names)
+        parser = _PARSERS[chosen](collector, session or source.stem)
+    else:  # a resumable reader keeps its collector as ``collector``
+        parser, collector = resumed, resumed.collector
+    if read_points is not None:
+        read_points.keep_at_last_line(source, options, parser)
     if parser.parse(source) == 0:
         raise fail(source.name, _nothing_parsed(chosen, collector))
     result = collector.result()

@@ -41,6 +41,7 @@ Claude Code 2.1:
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from .classify import (
@@ -133,8 +134,13 @@ class _Record:
 class ClaudeCodeParser:
     """Parses one Claude Code transcript into an :class:`ItemCollector`."""
 
+    # A record's items depend on this reader's state and the record alone: a grown file is
+    # read on from where the last reading stopped (:mod:`.resume`).
+    resumable = True
+
     def __init__(self, collector: ItemCollector, default_session: str) -> None:
         self.collector = collector
+        self.well_formed = 0  # well-formed records read so far
         self.default_session = default_session
         self.calls: dict[str, ToolCall] = {}  # tool_use id -> call, to label its result
         self.launch_goals: dict[str, str] = {}  # Task/Agent tool_use id -> goal when called
@@ -146,13 +152,12 @@ class ClaudeCodeParser:
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
-        well_formed = 0
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):
                 self.collector.skip(number, 'not a Claude Code record (no "type")')
                 continue
-            well_formed += 1
+            self.well_formed += 1
             read = self._readers.get(record_type)
             if read is None:  # other types produce no items by design, but are counted
                 self.collector.ignore(record_type)
@@ -167,7 +172,7 @@ class ClaudeCodeParser:
                 self.collector.subagent = rec.agent
             read(rec, record)
         self.open_calls.remember()
-        return well_formed
+        return self.well_formed
 
     def _is_compaction(self, rec: _Record) -> bool:
         """True for a record of the compaction subagent: its prompt, or the summary it wrote."""
@@ -345,8 +350,7 @@ class ClaudeCodeParser:
             if name in _LAUNCH_TOOLS:
                 self.launch_goals[call_id] = self.collector.goal(rec.session)
         goal = self.collector.goal(rec.session)
-        self.open_calls.open(call_id, call, lambda text, links: self._add(
-            rec, index, "tool_result", "tool", text, links=links, goal=goal))
+        self.open_calls.open(call_id, call, partial(self._unanswered, rec, index, goal))
         if call.is_file_op:
             links = (("touches_file", call.path), ("file_op", call.op), ("tool", name))
             self._add(
@@ -387,6 +391,12 @@ class ClaudeCodeParser:
         self._add(
             rec, index, kind, "tool", output_text(call, output, kind), links=links, goal=launch_goal
         )
+
+    def _unanswered(self, rec: _Record, index: int, goal: str, text: L0Text,
+                    links: tuple[tuple[str, str], ...]) -> None:
+        """The item of a call the transcript never answered (see :mod:`.open_calls`); a
+        method, not a closure, so that the reader can be kept between readings."""
+        self._add(rec, index, "tool_result", "tool", text, links=links, goal=goal)
 
     def _add(
         self,

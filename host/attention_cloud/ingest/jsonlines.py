@@ -43,12 +43,18 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
     """Yield ``(line number, decoded object)`` for every well-formed non-blank line.
 
     Bad lines, and lines holding JSON values other than objects, are reported to
-    ``collector.skip``; every non-blank line counts as read.
+    ``collector.skip``; every non-blank line counts as read. A source resumed
+    (``Source.resume_at``) yields the lines after those read before; ``Source.at_last_line``,
+    if set, is called with the bytes and lines before the last line once every record before
+    it has been handled (the reader's state is then that of those lines alone, the line a
+    writer may still be writing not begun), unless an envelope written raw is open there.
     """
     last_line = source.data.count(b"\n") + 1
     complete = source.ends_with_newline
     inside_envelope = False
     for number, line, problem in lines_of(source):
+        if number == last_line and source.at_last_line is not None and not inside_envelope:
+            source.at_last_line(source.data.rfind(b"\n") + 1, last_line - 1)
         if line is None:
             collector.records_read += 1
             collector.skip(number, problem)
