@@ -40,6 +40,9 @@ Claude Code 2.1:
   Queued text of another origin (another session's, ``isMeta``) or mode (``bash``) and every
   other attachment (hook output, among it the prompt hook's frame, reminders) make no item,
   counted as ``attachment/<type>``.
+* What the user chose when the agent asked (an ``AskUserQuestion`` call) is the user's turn,
+  one line per question (``question → answer``, from ``toolUseResult.answers`` or the result's
+  text), never a tool's output; it sets no goal. A question declined stays the call's result.
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -77,6 +80,8 @@ _FAILED_STATUSES = frozenset({"failed", "error", "errored"})
 _NONZERO_EXIT = re.compile(r"exit code [1-9]\d*")
 _AGENT_ID_TEXT = re.compile(r"\bagentId: ([\w-]{1,64})")
 _LAUNCH_TOOLS = frozenset({"Task", "Agent"})
+_ASK_TOOL = "AskUserQuestion"
+_ANSWERED = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
 _COMPACTION_AGENT = "acompact"
 _THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 _TEXT_BLOCK = frozenset({"text"})
@@ -397,6 +402,12 @@ class ClaudeCodeParser:
         background = outcome.get("backgroundTaskId")
         if call is not None and isinstance(background, str) and background:
             self.tasks.setdefault(background, call)
+        if call is not None and call.name == _ASK_TOOL and block.get("is_error") is not True:
+            answered = _answers(outcome, output)
+            if answered:  # the user's choices: what they said, not a tool's output
+                self._add(rec, index, "turn", "user", message_text(answered),
+                          links=(("tool", call.name),))
+                return
         agent = outcome.get("agentId")
         if not isinstance(agent, str) and isinstance(call_id, str) and call_id in self.launch_goals:
             found = _AGENT_ID_TEXT.search(output)
@@ -463,6 +474,21 @@ def _typed_by_user(attachment: dict[str, Any]) -> bool:
     origin = attachment.get("origin")
     return mode == "task-notification" or not isinstance(origin, dict) or origin.get("kind") in (
         None, "human")
+
+
+def _answers(outcome: dict[str, Any], output: str) -> str:
+    """What the user chose when the agent asked (``AskUserQuestion``): one line per question,
+    ``question → answer``, from the call's ``toolUseResult.answers`` (a list of choices joined
+    by commas), else from the result's text (``User has answered your questions: "Q"="A",
+    …``); "" when it holds no answer."""
+    answers = outcome.get("answers")
+    if isinstance(answers, dict):
+        pairs = [(q, ", ".join(str(x) for x in a) if isinstance(a, list) else a)
+                 for q, a in answers.items()]
+    else:
+        pairs = _ANSWERED.findall(output)
+    return "\n".join(f"{q.strip()} → {a.strip()}" for q, a in pairs
+                     if isinstance(q, str) and isinstance(a, str) and q.strip() and a.strip())
 
 
 def _content(record: dict[str, Any]) -> Any:
