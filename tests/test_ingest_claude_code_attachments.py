@@ -12,9 +12,9 @@ import json
 import pytest
 
 from attention_cloud import Memory
-from attention_cloud.hydration import _head_lines, envelope
+from attention_cloud.hydration import envelope
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_record
+from claude_code_21 import cc21_record, recalled_frame
 
 SID = "3f0c51d2-0000-4000-8000-0000000a77ac"
 CWD = "/home/dev/shop"
@@ -22,9 +22,7 @@ GOAL = "Make the checkout page load faster; the cart query is slow."
 QUEUED = "also check whether the cart query is missing an index on user_id"
 RID = "r_0a1b2c3d4e5f6071"
 RECALLED = "The cart query scans the whole carts table on every page load."
-FRAME_TEXT = "\n".join(_head_lines("why is the cart query slow", "default", "hybrid", 22, 400,
-                                   RID, "2026-03-01T09:00:00Z")
-                       + ["", "Sun 2026-03-01", "[L0 08:12]", f"user: {RECALLED}"])
+FRAME_TEXT = recalled_frame("why is the cart query slow", RID, "Sun 2026-03-01", RECALLED)
 
 
 def _attachment(n: int, attachment: dict) -> dict:
