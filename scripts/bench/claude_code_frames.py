@@ -65,6 +65,8 @@ GOALS: list[tuple[str, tuple[str, ...]]] = [
      ("**Recommended Constraint:** `~> 1.5`",)),
     ("why did git add of the message upsert migration fail",
      ("is beyond a symbolic link",)),
+    ("which code quality tools did I choose to set up",
+     ("Credo + Dialyxir + mix_audit",)),    # the user's answer to the agent's question
     ("why does scrolling in xterm.js not work inside the page",
      ("xterm.js capturing all scroll events, preventing page scrolling",
       "it may prevent scroll events from bubbling up to parent elements")),
