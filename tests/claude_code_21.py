@@ -1,4 +1,5 @@
-"""A Claude Code 2.1 transcript record, as the tests that write small sessions build them."""
+"""A Claude Code 2.1 transcript record, as the tests that write small sessions build them, and
+the plain-text frame recall prints, as the tests of what recall leaves in a transcript need it."""
 from __future__ import annotations
 
 
@@ -11,3 +12,13 @@ def cc21_record(n: int, kind: str, content: object, *, session: str, cwd: str, b
         "message": {"role": "user" if kind == "user" else "assistant", "content": content},
         "uuid": f"u-{n:04d}", "timestamp": timestamp,
     }
+
+
+def recalled_frame(goal: str, receipt_id: str, day: str, recalled: str) -> str:
+    """A frame as ``atc hydrate`` prints it for ``goal`` (its heading and status line), holding
+    one item that says ``recalled`` on ``day`` (``Tue 2026-02-10``)."""
+    from attention_cloud.hydration import _head_lines
+
+    iso = day.split()[-1]
+    return "\n".join(_head_lines(goal, "default", "hybrid", 22, 400, receipt_id, f"{iso}T10:00:00Z")
+                     + ["", day, "[L0 09:12]", f"user: {recalled}"])

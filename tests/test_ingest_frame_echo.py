@@ -12,17 +12,15 @@ from click.testing import CliRunner
 
 from attention_cloud.agents.mcp_server import receipt_line
 from attention_cloud.cli import main
-from attention_cloud.hydration import _head_lines, envelope
+from attention_cloud.hydration import envelope
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_record
+from claude_code_21 import cc21_record, recalled_frame
 
 SID = "7a3c9e10-0000-4000-8000-0000000f7a3e"
 RID = "r_5d0c1e2a3b4f6071"
 GOAL = "Why do our payment retries keep failing in staging? Check memory first."
 RECALLED = "Payment retries fail because the idempotency key is regenerated on every retry."
-FRAME_TEXT = "\n".join(_head_lines("why do payment retries fail", "default", "hybrid", 22, 400,
-                                   RID, "2026-02-10T10:00:00Z")
-                       + ["", "Tue 2026-02-10", "[L0 09:12]", f"user: {RECALLED}"])
+FRAME_TEXT = recalled_frame("why do payment retries fail", RID, "Tue 2026-02-10", RECALLED)
 CONCLUSION = "The key is regenerated per retry; I made it stable across retries in retry.py."
 
 

@@ -1,7 +1,7 @@
 """Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
 
-One JSON object per line. Records of ``type`` ``user``, ``assistant`` and ``system`` are read;
-``summary`` records (client-generated session titles that restate the session) and other types
+One JSON object per line. Records of ``type`` ``user``, ``assistant`` and ``system`` are read,
+and of the ``attachment`` records the ``queued_command`` ones (below); ``summary`` records (client-generated session titles that restate the session) and other types
 (``progress``, ``queue-operation``, ``file-history-snapshot`` ...) are well-formed but produce
 no items: each is counted by type in ``ParseResult.ignored``, as are the records gated out as
 noise (``meta``, ``compact-summary``, ``compaction``, ``system/<subtype>``).
@@ -33,6 +33,16 @@ Claude Code 2.1:
   envelope is stripped before, and the receipt line, plain-text frame or printed receipt
   around it by :mod:`.frame_echo` (:func:`.classify.tool_output_kind`, as for every format);
   other output of the same call stays.
+* A prompt the user typed while the agent worked is folded into the running turn and written
+  only as an ``attachment`` record, ``{"type": "queued_command", "commandMode": "prompt",
+  "origin": {"kind": "human"}, "prompt": …}`` (text or blocks): it is read as the user's
+  message (a goal, like any other), and a queued ``task-notification`` as the notification.
+  Queued text of another origin (another session's, ``isMeta``) or mode (``bash``) and every
+  other attachment (hook output, among it the prompt hook's frame, reminders) make no item,
+  counted as ``attachment/<type>``.
+* What the user chose when the agent asked (an ``AskUserQuestion`` call) is the user's turn,
+  one line per question (``question → answer``, from ``toolUseResult.answers`` or the result's
+  text), never a tool's output; it sets no goal. A question declined stays the call's result.
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -71,6 +81,8 @@ _FAILED_STATUSES = frozenset({"failed", "error", "errored"})
 _NONZERO_EXIT = re.compile(r"exit code [1-9]\d*")
 _AGENT_ID_TEXT = re.compile(r"\bagentId: ([\w-]{1,64})")
 _LAUNCH_TOOLS = frozenset({"Task", "Agent"})
+_ASK_TOOL = "AskUserQuestion"
+_ANSWERED = re.compile(r'"((?:[^"\\]|\\.)+)"="((?:[^"\\]|\\.)*)"')
 _COMPACTION_AGENT = "acompact"
 _THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 _TEXT_BLOCK = frozenset({"text"})
@@ -147,7 +159,8 @@ class ClaudeCodeParser:
         self.tasks: dict[str, ToolCall] = {}  # background task or agent id -> its call
         self.compaction_file = False
         self.open_calls = OpenCalls()  # calls whose result has not been read yet
-        self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system}
+        self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system,
+                         "attachment": self._attachment}
 
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
@@ -283,6 +296,25 @@ class ClaudeCodeParser:
         subtype = record.get("subtype")
         self.collector.ignore(f"system/{subtype}" if isinstance(subtype, str) else "system")
 
+    def _attachment(self, rec: _Record, record: dict[str, Any]) -> None:
+        """A prompt the user typed while the agent worked (a ``queued_command`` of mode
+        ``prompt``, or a queued ``task-notification``): Claude Code folds it into the running
+        turn and writes no ``user`` record for it, so it is read as one. Every other attachment
+        (hook output, the prompt hook's frame, reminders, queued text of another origin) is
+        counted as ``attachment/<type>``."""
+        attachment = record.get("attachment")
+        kind = attachment.get("type") if isinstance(attachment, dict) else None
+        if kind != "queued_command" or not _typed_by_user(attachment):
+            self.collector.ignore(f"attachment/{kind}" if isinstance(kind, str) else "attachment")
+            return
+        prompt = attachment.get("prompt")
+        text = _joined_text(prompt)
+        self.collector.parts_left_out(rec.number, prompt, _TEXT_BLOCK, "block")
+        if text:
+            self._user_text(rec, 0, text)
+        else:
+            self.collector.no_item(text)
+
     # -- blocks ----------------------------------------------------------------------------
 
     def _user_text(self, rec: _Record, index: int, raw: str) -> None:
@@ -374,6 +406,12 @@ class ClaudeCodeParser:
         background = outcome.get("backgroundTaskId")
         if call is not None and isinstance(background, str) and background:
             self.tasks.setdefault(background, call)
+        if call is not None and call.name == _ASK_TOOL and block.get("is_error") is not True:
+            answered = _answers(outcome, output)
+            if answered:  # the user's choices: what they said, not a tool's output
+                self._add(rec, index, "turn", "user", message_text(answered),
+                          links=(("tool", call.name),))
+                return
         agent = outcome.get("agentId")
         if not isinstance(agent, str) and isinstance(call_id, str) and call_id in self.launch_goals:
             found = _AGENT_ID_TEXT.search(output)
@@ -434,6 +472,33 @@ class ClaudeCodeParser:
             speaker=speaker,
             goal=goal,
         )
+
+
+def _typed_by_user(attachment: dict[str, Any]) -> bool:
+    """Whether a ``queued_command`` attachment is to be read: what the user typed (mode
+    ``prompt`` from a ``human`` origin) or a task's notification, not text another session or
+    the client queued (``isMeta``, another ``origin``, another mode: ``bash``, ``coordinator``)."""
+    mode = attachment.get("commandMode")
+    if attachment.get("isMeta") is True or mode not in (None, "prompt", "task-notification"):
+        return False
+    origin = attachment.get("origin")
+    return mode == "task-notification" or not isinstance(origin, dict) or origin.get("kind") in (
+        None, "human")
+
+
+def _answers(outcome: dict[str, Any], output: str) -> str:
+    """What the user chose when the agent asked (``AskUserQuestion``): one line per question,
+    ``question → answer``, from the call's ``toolUseResult.answers`` (a list of choices joined
+    by commas), else from the result's text (``User has answered your questions: "Q"="A",
+    …``); "" when it holds no answer."""
+    answers = outcome.get("answers")
+    if isinstance(answers, dict):
+        pairs = [(q, ", ".join(str(x) for x in a) if isinstance(a, list) else a)
+                 for q, a in answers.items()]
+    else:
+        pairs = _ANSWERED.findall(output)
+    return "\n".join(f"{q.strip()} → {a.strip()}" for q, a in pairs
+                     if isinstance(q, str) and isinstance(a, str) and q.strip() and a.strip())
 
 
 def _content(record: dict[str, Any]) -> Any:
