@@ -12,7 +12,7 @@ expression's, or the assigned name's), at any depth (inside a ``with`` too):
   one shown as ``[…]`` is a list; ``, None if …`` after it allows None;
 * ``Name;`` or a lone ``Name`` opening the comment: an instance of a class named ``Name``;
 * ``dict: a, b, c``: a dict holding those keys;
-* ``[{"H": "it_…", "G": "…"}]``: a list of dicts, each holding those keys, a value shown with
+* ``[{"H": "it_…", "G": "…"}]``, prose after it or not: a list of dicts, each holding those keys, a value shown with
   a text before ``…`` beginning with it;
 * ``<tag attr="prefix…``: a string beginning with the text before the first ``…``.
 
@@ -32,7 +32,7 @@ from typing import Any
 _CALL = re.compile(r"\b([A-Z]\w+)\(([^()]*)\)")
 _BARE = re.compile(r"^([A-Z][A-Za-z]+)(?:;|$)")
 _DICT = re.compile(r"^dict: ([\w, ]+)$")
-_ROWS = re.compile(r"^\[\{(.*)\}\]$")
+_ROWS = re.compile(r"^\[\{(.*?)\}\]")
 _MARKUP = re.compile(r"^(<[\w-]+ [^…]*)…")
 
 
