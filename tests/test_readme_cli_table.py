@@ -165,3 +165,33 @@ def test_the_values_the_table_lists_for_an_option_are_the_ones_it_takes():
             wrong[f"atc {' '.join(path)} {option}"] = (sorted(takes - values),
                                                        sorted(values - takes))
     assert wrong == {}, "(missing from README, not taken): " + repr(wrong)
+
+
+def _shown_arity() -> list[tuple[tuple[str, ...], str, bool, str]]:
+    """(command, option, whether the table shows it taking a value, the span) for each option
+    a span shows: ``--limit N`` and ``--format text\\|json`` take one, ``--dry-run`` and
+    ``[--yes]`` none (an option followed by another, a bracket or nothing)."""
+    shown = []
+    for cell in _rows():
+        in_cell: list[tuple[str, ...]] = []
+        for span in re.findall(r"`([^`]*)`", cell):
+            paths = _named(span, in_cell)
+            in_cell += paths
+            for option, sep, after in re.findall(r"(--[a-z][a-z0-9-]*)(=| )?(\S*)", span):
+                takes = bool(sep) and bool(after) and not after.lstrip("[").startswith("-") \
+                    and not after.startswith(("]", "|", "\\|"))
+                shown += [(path, option, takes, span) for path in paths]
+    return shown
+
+
+def test_an_option_shown_with_a_value_takes_one_and_one_shown_bare_is_a_flag():
+    """``--watch`` shown with a value is refused as an extra argument when typed so, and
+    ``--limit`` shown bare takes the next word as its value."""
+    wrong = []
+    for path, option, takes, span in _shown_arity():
+        params = [p for p in COMMANDS[path].params
+                  if isinstance(p, click.Option) and option in (*p.opts, *p.secondary_opts)]
+        if params and (params[0].is_flag or params[0].count) == takes:
+            wrong.append(f"atc {' '.join(path)} {option}: shown {'with' if takes else 'without'}"
+                         f" a value in `{span}`")
+    assert wrong == []
