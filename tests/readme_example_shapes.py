@@ -12,8 +12,8 @@ expression's, or the assigned name's), at any depth (inside a ``with`` too):
   one shown as ``[…]`` is a list; ``, None if …`` after it allows None;
 * ``Name;`` or a lone ``Name`` opening the comment: an instance of a class named ``Name``;
 * ``dict: a, b, c``: a dict holding those keys;
-* ``[{"H": "it_…", "G": "…"}]``, prose after it or not: a list of dicts, each holding those keys, a value shown with
-  a text before ``…`` beginning with it;
+* ``[{"H": "it_…", "G": "…"}]``, prose after it or not: a list of dicts, each holding those
+  keys, a value shown with a text before ``…`` beginning with it;
 * ``<tag attr="prefix…``: a string beginning with the text before the first ``…``.
 
 Any other comment is prose and checks nothing. A shape the value lacks exits 3 with one line per

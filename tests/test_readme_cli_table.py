@@ -15,6 +15,7 @@ import click
 import pytest
 
 from attention_cloud.cli import main
+from readme_tables import first_cells
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -27,14 +28,7 @@ EVERYWHERE = {"--home", "--help"}
 
 
 def _rows() -> list[str]:
-    lines = README.read_text(encoding="utf-8").splitlines()
-    start = lines.index("| command | what it does |")
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append(line.split(" | ")[0])
-    return rows
+    return first_cells("| command | what it does |")
 
 
 def _commands() -> dict[tuple[str, ...], click.Command]:

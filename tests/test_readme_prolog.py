@@ -33,6 +33,7 @@ import pytest
 
 from attention_cloud import AtcError, Memory
 from attention_cloud.paths import samples_dir
+from readme_tables import first_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -119,13 +120,9 @@ FILLED = {
 
 def _signatures() -> list[tuple[str, list[str]]]:
     """(name, argument modes and names) of each signature the vocabulary table lists."""
-    lines = README.read_text(encoding="utf-8").splitlines()
-    start = lines.index("| predicate | meaning |")
     found = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        for span in re.findall(r"`([^`]*)`", line.split(" | ")[0]):
+    for cell in first_cells("| predicate | meaning |"):
+        for span in re.findall(r"`([^`]*)`", cell):
             call = re.fullmatch(r"([a-z_]+)\(([^()]*)\)", span)
             if call:
                 found.append((call.group(1), [a.strip() for a in call.group(2).split(",")]))

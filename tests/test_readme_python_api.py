@@ -95,7 +95,8 @@ def _python_api_section() -> str:
 @pytest.mark.parametrize("keyword, methods", sorted(BARE_KEYWORDS.items()))
 def test_each_bare_keyword_of_the_python_api_section_is_taken(keyword, methods):
     assert f"{keyword}=" in _python_api_section()
-    lacking = [m for m in methods if keyword not in inspect.signature(getattr(Memory, m)).parameters]
+    lacking = [m for m in methods
+               if keyword not in inspect.signature(getattr(Memory, m)).parameters]
     assert lacking == []
 
 
