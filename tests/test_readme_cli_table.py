@@ -189,3 +189,28 @@ def test_an_option_shown_with_a_value_takes_one_and_one_shown_bare_is_a_flag():
             wrong.append(f"atc {' '.join(path)} {option}: shown {'with' if takes else 'without'}"
                          f" a value in `{span}`")
     assert wrong == []
+
+
+def _command_line_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    return text.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_commands_said_to_take_no_home_are_the_ones_without_home():
+    """"Every command that uses a memory home (all but `atc bench` and `atc uninstall`) takes
+    `--home DIR`": the groups it names are exactly those whose commands lack it."""
+    said = re.search(r"\(all but ([^)]*)\) takes `--home", _command_line_section())
+    assert said, "README no longer says which commands take no --home"
+    named = {tuple(span.split()[1:]) for span in re.findall(r"`(atc [a-z -]+)`", said.group(1))}
+    lacking = {path for path, command in COMMANDS.items()
+               if not any("--home" in p.opts for p in command.params
+                          if isinstance(p, click.Option))}
+    assert {path[:1] for path in lacking} == named
+
+
+def test_atc_s_own_options_are_named_in_the_command_line_section():
+    """``atc --version`` was in ``atc --help`` alone."""
+    section = _command_line_section()
+    missing = [opt for param in main.params if isinstance(param, click.Option)
+               for opt in param.opts if opt.startswith("--") and f"atc {opt}" not in section]
+    assert missing == []
