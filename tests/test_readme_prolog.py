@@ -33,11 +33,20 @@ import pytest
 
 from attention_cloud import AtcError, Memory
 from attention_cloud.paths import samples_dir
+from attention_cloud.sharing import add_grant, add_principal, reader_query
 from readme_tables import first_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 ATC = ROOT / ".venv" / "bin" / "atc"
+
+#: The grantee of the home's one grant (all of segment ``default``, at L0).
+GRANTEE = "bob"
+
+#: README (Cells): "a grantee sees no cell", so the inputs that name one (``once(cell(C1))``)
+#: or its neighbour (``once(cell_adjacent(C1, C2, _))``) bind nothing for the grantee, and
+#: the call with another input unbound is not reached there.
+GRANTEE_SEES_NO_CELL = re.compile(r"\bcell\w*\(")
 
 #: The value each ``+`` argument is called with, by predicate and argument name: a goal that
 #: binds the argument's variable (run first, once).
@@ -160,6 +169,9 @@ def mem(tmp_path_factory):
         subprocess.run([str(ATC), *command, "--home", str(home)], check=True,
                        capture_output=True, text=True, timeout=300)
     with Memory.open(home) as opened:
+        add_principal(opened, "owner", owner=True)
+        add_principal(opened, GRANTEE)
+        add_grant(opened, GRANTEE, segments=["default"], ceiling="L0")
         yield opened
 
 
@@ -237,6 +249,35 @@ def test_each_open_argument_may_be_given(mem, name, args, i):
         swapped = [v if j != i else "Other" for j, v in enumerate(again)]
         goal = f"{first}, {other}, {_call(name, swapped)}"
         assert _answers(mem, goal), f"{goal}: nothing, where {_call(name, again)} answers"
+
+
+_UNBOUND_CASES = [(name, args, i) for name, args in SIGNATURES
+                  for i, arg in enumerate(args) if arg.startswith("+")]
+
+
+@pytest.mark.parametrize("reader", ["owner", "grantee"])
+@pytest.mark.parametrize("name, args, i", _UNBOUND_CASES,
+                         ids=[f"{n}/{len(a)}:{a[i][1:]}" for n, a, i in _UNBOUND_CASES])
+def test_an_input_left_unbound_is_an_error_naming_the_predicate(mem, name, args, i, reader):
+    """README: "An argument error names the predicate (`cell_neighbours/2: Arguments are not
+    sufficiently instantiated`)"; a goal left unbound in goal_time_window/4 named
+    ``string_lower/2``, a builtin the user never called. A grantee's vocabulary alike."""
+    variables = _variables(args)
+    setup = [goal for goal, var in zip(_setup(name, args), [a[1:] for a in args if a[0] == "+"])
+             if var != variables[i]]
+    goal = ", ".join([*setup, _call(name, variables[:i] + ["_Unbound"] + variables[i + 1:])])
+    # nearest/3's second argument is +K in one mode and -Handle in the other: unbound, the
+    # call is the other mode, which README states too
+    if (name, len(args), i) == ("nearest", 3, 1):
+        return
+    if reader == "grantee" and any(GRANTEE_SEES_NO_CELL.search(goal) for goal in setup):
+        return
+    with pytest.raises(AtcError) as raised:
+        if reader == "owner":
+            mem.query(goal, limit=1)
+        else:
+            reader_query(mem, GRANTEE, goal, limit=1)
+    assert str(raised.value).startswith(f"{name}/{len(args)}: Arguments are not sufficiently")
 
 
 @pytest.mark.parametrize("line, goal", INLINE, ids=[f"README.md:{n}" for n, _ in INLINE])
