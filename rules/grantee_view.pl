@@ -851,8 +851,9 @@ dated_(H, T, S) :-
 
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.
-%   An unbound bound or Max is an instantiation error naming the predicate, as atc_memory's
-%   (the reader's own day scan met it as a sandbox error about a variable goal).
+%   An unbound From, To or Max is an instantiation error naming the predicate, as
+%   atc_memory's is (it was reported as "Sandbox restriction! ... a goal called through a
+%   variable", a goal the grantee never wrote).
 items_between(F, T, Items) :-
     named_(items_between/3, bounds_given_(F, T, inf)),
     items_between_(F, T, inf, Items).
