@@ -757,16 +757,19 @@ hydrate(Goal, Options, Frame) :-
 %!  goal_speaker(+Goal, -Speaker) is semidet.
 %   As atc_memory's, naming only a person who speaks in a record the reader sees.
 goal_speaker(Goal, S) :-
+    named_(goal_speaker/2, must_be(text, Goal)),
     grantee_view_reader(P),
     atc_hydrate:goal_speaker(Goal, P, S).
 
 %!  goal_time_window(+Goal, +Now, -Window, -Phrase) is semidet.
 %   Reads only the goal's words.
-goal_time_window(G, N, W, P) :- atc_when:goal_time_window(G, N, W, P).
+goal_time_window(G, N, W, P) :-
+    named_(goal_time_window/4, ( must_be(text, G), atc_when:goal_time_window(G, N, W, P) )).
 
 %!  goal_time_pieces(+Goal, +Now, -Pieces, -Phrase) is semidet.
 %   Reads only the goal's words.
-goal_time_pieces(G, N, Ps, P) :- atc_when:goal_time_pieces(G, N, Ps, P).
+goal_time_pieces(G, N, Ps, P) :-
+    named_(goal_time_pieces/4, ( must_be(text, G), atc_when:goal_time_pieces(G, N, Ps, P) )).
 
 %!  memory_now(-Stamp) is det.
 %   The newest time among the items the reader sees (0 when none). Read from the set kept for
@@ -848,9 +851,24 @@ dated_(H, T, S) :-
 
 %!  items_between(+From, +To, -Items) is det.
 %!  items_between(+From, +To, +Max, -Items) is det.
+%   An unbound From, To or Max is an instantiation error naming the predicate, as
+%   atc_memory's is (it was reported as "Sandbox restriction! ... a goal called through a
+%   variable", a goal the grantee never wrote).
 items_between(F, T, Items) :-
-    items_between(F, T, inf, Items).
+    named_(items_between/3, bounds_given_(F, T, inf)),
+    items_between_(F, T, inf, Items).
 items_between(F, T, Max, Items) :-
+    named_(items_between/4, bounds_given_(F, T, Max)),
+    items_between_(F, T, Max, Items).
+
+bounds_given_(F, T, Max) :-
+    (   var(F) -> instantiation_error(F)
+    ;   var(T) -> instantiation_error(T)
+    ;   Max == inf -> true
+    ;   must_be(nonneg, Max)
+    ).
+
+items_between_(F, T, Max, Items) :-
     (   grantee_view_reader(P), reader_records(P, Records)    % their kept set: no scan
     ->  atc_when:records_between(Records, F, T, Max, Items)
     ;   (   grantee_view_reader(P), grant_segments(P, Segments), Segments \== any

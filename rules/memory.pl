@@ -108,10 +108,10 @@ similarity(Q, Records, K, Pairs) :-
 %!  items_between(+From, +To, +Max, -Items) is det.
 %   See atc_when.
 goal_time_window(Goal, Now, Window, Phrase) :-
-    catch(atc_when:goal_time_window(Goal, Now, Window, Phrase), E,
+    catch(( must_be(text, Goal), atc_when:goal_time_window(Goal, Now, Window, Phrase) ), E,
           named_error_(goal_time_window/4, E)).
 goal_time_pieces(Goal, Now, Pieces, Phrase) :-
-    catch(atc_when:goal_time_pieces(Goal, Now, Pieces, Phrase), E,
+    catch(( must_be(text, Goal), atc_when:goal_time_pieces(Goal, Now, Pieces, Phrase) ), E,
           named_error_(goal_time_pieces/4, E)).
 items_between(From, To, Items) :-
     catch(atc_when:items_between(From, To, Items), E, named_error_(items_between/3, E)).

@@ -15,6 +15,7 @@ import click
 import pytest
 
 from attention_cloud.cli import main
+from readme_tables import first_cells
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -27,14 +28,7 @@ EVERYWHERE = {"--home", "--help"}
 
 
 def _rows() -> list[str]:
-    lines = README.read_text(encoding="utf-8").splitlines()
-    start = lines.index("| command | what it does |")
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append(line.split(" | ")[0])
-    return rows
+    return first_cells("| command | what it does |")
 
 
 def _commands() -> dict[tuple[str, ...], click.Command]:
@@ -165,3 +159,58 @@ def test_the_values_the_table_lists_for_an_option_are_the_ones_it_takes():
             wrong[f"atc {' '.join(path)} {option}"] = (sorted(takes - values),
                                                        sorted(values - takes))
     assert wrong == {}, "(missing from README, not taken): " + repr(wrong)
+
+
+def _shown_arity() -> list[tuple[tuple[str, ...], str, bool, str]]:
+    """(command, option, whether the table shows it taking a value, the span) for each option
+    a span shows: ``--limit N`` and ``--format text\\|json`` take one, ``--dry-run`` and
+    ``[--yes]`` none (an option followed by another, a bracket or nothing)."""
+    shown = []
+    for cell in _rows():
+        in_cell: list[tuple[str, ...]] = []
+        for span in re.findall(r"`([^`]*)`", cell):
+            paths = _named(span, in_cell)
+            in_cell += paths
+            for option, sep, after in re.findall(r"(--[a-z][a-z0-9-]*)(=| )?(\S*)", span):
+                takes = bool(sep) and bool(after) and not after.lstrip("[").startswith("-") \
+                    and not after.startswith(("]", "|", "\\|"))
+                shown += [(path, option, takes, span) for path in paths]
+    return shown
+
+
+def test_an_option_shown_with_a_value_takes_one_and_one_shown_bare_is_a_flag():
+    """``--watch`` shown with a value is refused as an extra argument when typed so, and
+    ``--limit`` shown bare takes the next word as its value."""
+    wrong = []
+    for path, option, takes, span in _shown_arity():
+        params = [p for p in COMMANDS[path].params
+                  if isinstance(p, click.Option) and option in (*p.opts, *p.secondary_opts)]
+        if params and (params[0].is_flag or params[0].count) == takes:
+            wrong.append(f"atc {' '.join(path)} {option}: shown {'with' if takes else 'without'}"
+                         f" a value in `{span}`")
+    assert wrong == []
+
+
+def _command_line_section() -> str:
+    text = README.read_text(encoding="utf-8")
+    return text.split("\n## Command line\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_commands_said_to_take_no_home_are_the_ones_without_home():
+    """"Every command that uses a memory home (all but `atc bench` and `atc uninstall`) takes
+    `--home DIR`": the groups it names are exactly those whose commands lack it."""
+    said = re.search(r"\(all but ([^)]*)\) takes `--home", _command_line_section())
+    assert said, "README no longer says which commands take no --home"
+    named = {tuple(span.split()[1:]) for span in re.findall(r"`(atc [a-z -]+)`", said.group(1))}
+    lacking = {path for path, command in COMMANDS.items()
+               if not any("--home" in p.opts for p in command.params
+                          if isinstance(p, click.Option))}
+    assert {path[:1] for path in lacking} == named
+
+
+def test_atc_s_own_options_are_named_in_the_command_line_section():
+    """``atc --version`` was in ``atc --help`` alone."""
+    section = _command_line_section()
+    missing = [opt for param in main.params if isinstance(param, click.Option)
+               for opt in param.opts if opt.startswith("--") and f"atc {opt}" not in section]
+    assert missing == []

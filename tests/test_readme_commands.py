@@ -40,6 +40,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 VENV_BIN = ROOT / ".venv" / "bin"
+#: Runs a ```python example as a script, checking each line's result against its comment.
+SHAPES = ROOT / "tests" / "readme_example_shapes.py"
 PER_COMMAND_TIMEOUT = 120
 
 #: Commands shown that a test cannot run, by command (comments dropped), with the reason.
@@ -387,7 +389,9 @@ def test_python_block_runs_as_written(world, curated_home, doc, start, body):
     (``~/.attention-cloud``) a copy of the curated samples, ``session.jsonl`` a Claude Code
     session in the working folder, the files the docs name (``fixes.pl``) beside it. A block
     that used a name it never set (a ``home`` from the prose around it) stopped at that line
-    for whoever pasted it."""
+    for whoever pasted it. What a line comes back with has the shape its comment shows
+    (``# IngestReport(new=…, skipped=[…])``, ``# dict: goal, plane``):
+    tests/readme_example_shapes.py says how each form is read."""
     name = f"python {doc.name}:{start}"
     work, env = _workspace(world, name, None)
     user_home = work.parent / "user"
@@ -397,8 +401,8 @@ def test_python_block_runs_as_written(world, curated_home, doc, start, body):
     shutil.copy(Path(world["samples"]) / "2026-01-12-processor-retries.jsonl",
                 work / "session.jsonl")
     (work / "example.py").write_text("\n".join(body) + "\n", encoding="utf-8")
-    proc = subprocess.run([str(VENV_BIN / "python"), "example.py"], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=3 * PER_COMMAND_TIMEOUT)
+    proc = subprocess.run([str(VENV_BIN / "python"), str(SHAPES), "example.py"], cwd=work,
+                          env=env, capture_output=True, text=True, timeout=3 * PER_COMMAND_TIMEOUT)
     assert proc.returncode == 0, f"{doc.relative_to(ROOT)}:{start}\n{proc.stderr[-3000:]}"
 
 
