@@ -29,6 +29,7 @@ import csv
 import io
 import json
 import random
+import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -235,7 +236,7 @@ def _text_under_dates(name: str, messages: list[Message], date_line: Callable[[d
             out.extend(["", date_line(message.moment), ""])
         out.append(speaker_line(message))
         out.extend(message.lines[1:])
-    return Form(name, name.split(",")[0].replace(" ", "-") + ".txt",
+    return Form(name, re.sub(r"[^\w.-]+", "-", name.split(",")[0]) + ".txt",
                 "\n".join(out).lstrip() + "\n", messages, [m.speaker for m in messages],
                 [_iso(m.moment) for m in messages])
 
@@ -447,15 +448,40 @@ def check(form: Form) -> Verdict:
     return Verdict(form.name, result.format, kept, lost, intruders)
 
 
+def check_memory(form: Form, folder: Path) -> tuple[int, bool, bool]:
+    """Ingest ``form`` into a new home under ``folder``: how many messages ``item_speaker/2``
+    and ``item_time/2`` answer as the form says, whether ``goal_speaker/2`` names the first
+    speaker of a question asking about them, and whether a frame for that question opens with
+    one of their turns (``Name: …``)."""
+    from attention_cloud import Memory
+    path = folder / form.filename
+    path.write_text(form.text, encoding="utf-8")
+    target = form.speakers[0]
+    question = f"What did {target} say about the {form.messages[0].lines[0].split()[-1]}?"
+    with Memory.open(folder / "home") as mem:
+        mem.ingest([str(path)])
+        rows = mem.query("item_speaker(H, S), item_time(H, T)").rows
+        named = mem.query(f"goal_speaker({json.dumps(question, ensure_ascii=False)}, A)").rows
+        frame = mem.hydrate(question, budget=300)
+    held = sorted((r["S"], r["T"]) for r in rows)
+    kept = sum(1 for pair in sorted(zip(form.speakers, form.times)) if pair in held)
+    return (kept, [r["A"] for r in named] == [target],
+            bool(frame.facts) and frame.facts[0].text.startswith(f"{target}: "))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--only", default="", help="forms whose name holds this text")
     parser.add_argument("--show-lost", action="store_true", help="each lost message's reason")
     parser.add_argument("--write", type=Path, help="write each form's file into this folder")
+    parser.add_argument("--memory", action="store_true",
+                        help="also ingest each form into a new home: item_speaker/2 and "
+                             "item_time/2 per message, goal_speaker/2 and a frame for a "
+                             "question naming its first speaker")
     args = parser.parse_args(argv)
     forms = [f for f in all_forms(args.seed) if args.only in f.name]
-    total_kept = total = 0
+    total_kept = total = memory_short = 0
     for index, form in enumerate(forms):
         if args.write:
             folder = args.write / f"{index:02d}"
@@ -464,14 +490,23 @@ def main(argv: list[str] | None = None) -> int:
         verdict = check(form)
         total_kept += verdict.kept
         total += len(form.messages)
+        in_memory = ""
+        if args.memory:
+            import tempfile
+            with tempfile.TemporaryDirectory() as folder:
+                held, named, first = check_memory(form, Path(folder))
+            in_memory = (f"  memory {held}/{len(form.messages)}"
+                         f" named {'yes' if named else 'NO'} frame {'yes' if first else 'NO'}")
+            memory_short += 0 if held == len(form.messages) and named and first else 1
         print(f"{verdict.kept:3d}/{len(form.messages):<3d} {verdict.detected:<9} {form.name}"
               + (f"  intruders: {verdict.intruders}" if verdict.intruders else "")
-              + (f"  error: {verdict.error}" if verdict.error else ""))
+              + (f"  error: {verdict.error}" if verdict.error else "") + in_memory)
         if args.show_lost:
             for what, head, wanted, got in verdict.lost:
                 print(f"        {what}: {head!r} wanted {wanted!r} got {got!r}")
-    print(f"kept {total_kept} of {total} messages in {len(forms)} forms")
-    return 0 if total_kept == total else 1
+    print(f"kept {total_kept} of {total} messages in {len(forms)} forms"
+          + (f"; in memory, {memory_short} form(s) short" if args.memory else ""))
+    return 0 if total_kept == total and not memory_short else 1
 
 
 if __name__ == "__main__":
