@@ -34,14 +34,17 @@ def _thread_handles(mem: Memory) -> set[str]:
 def test_a_page_ingested_after_its_threads_json_is_left_out(tmp_path):
     as_json, as_html = _two_exports(tmp_path)
     wanted = {i.handle for i in parse_path(next(as_json.rglob("message_1.json"))).items}
+    page = next(as_html.rglob("message_1.html"))
     with Memory.open(tmp_path / "home") as mem:
         mem.ingest([str(as_json)])
         report = mem.ingest([str(as_html)])
         assert _thread_handles(mem) == wanted
-    assert report.new == 0
-    assert [(Path(f).name, why) for f, why in report.files_skipped] == [
-        ("message_1.html", "memory holds the thread's JSON export already (the same messages), "
-                           "left out")]
+        named = mem.ingest([str(page)])  # the page named, as `atc watch` names what changed
+        assert _thread_handles(mem) == wanted
+    why = "memory holds the thread's JSON export already (the same messages), left out"
+    assert report.new == named.new == 0
+    assert [(Path(f).name, w) for f, w in report.files_skipped] == [("message_1.html", why)]
+    assert named.files_skipped == [(str(page), why)]
 
 
 def test_the_json_ingested_after_its_threads_page_supersedes_the_pages_items(tmp_path):

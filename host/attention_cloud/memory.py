@@ -692,10 +692,12 @@ class Memory:
         return held
 
     def _without_pages_held_as_json(self, found: list[Found]) -> list[Found]:
-        """``found`` with each Messenger or Instagram thread page a walk found left out where
-        memory holds the thread's items from its JSON pages (an earlier ingest read them): the
-        page gives the same messages under other handles (:data:`.chat_pages.JSON_HELD`)."""
-        pages = thread_pages(f.path for f in found if not f.problem and not f.named)
+        """``found`` with each Messenger or Instagram thread page left out where memory holds
+        the thread's items from its JSON pages (an earlier ingest, or ``atc watch``, read
+        them): the page gives the same messages under other handles
+        (:data:`.chat_pages.JSON_HELD`). A page named as a path is left out too: reading it
+        would only hold each message twice."""
+        pages = thread_pages(f.path for f in found if not f.problem)
         if not pages:
             return found
         held = self._session_sources(pages.values())
