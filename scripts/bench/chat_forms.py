@@ -175,44 +175,33 @@ def _whatsapp_forms(rng: random.Random) -> list[Form]:
         start = datetime(2023, rng.randint(1, 12), rng.randint(1, 6), 9, 5)
         return _seconds_kept(converse(rng, people, start, 14, one_day=one_day), seconds)
 
-    m = draw(False, False)
-    forms.append(_whatsapp("whatsapp android en-GB 24h, days <= 12", m,
-                           lambda d: f"{d:%d/%m/%Y}, {d:%H:%M}", ios=False))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android en-GB 12h (am/pm), one day", m,
-                           lambda d: f"{d:%d/%m/%Y}, {_clock12(d, ' am', ' pm')}", ios=False))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android en-IN 12h (am/pm), one day", m,
-                           lambda d: f"{d:%d/%m/%y}, {_clock12(d, ' am', ' pm')}", ios=False))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android en-US 12h (AM/PM), one day", m,
-                           lambda d: f"{d.month}/{d.day}/{d:%y}, "
-                                     f"{_clock12(d, chr(0x202f) + 'AM', chr(0x202f) + 'PM')}",
-                           ios=False))
-    m = draw(False, True)
-    forms.append(_whatsapp("whatsapp ios en-US 12h, days <= 12", m,
-                           lambda d: f"{d.month}/{d.day}/{d:%y}, "
-                                     f"{_clock12(d, ' AM', ' PM', seconds=True)}", ios=True))
-    m = draw(True, True)
-    forms.append(_whatsapp("whatsapp ios de 24h dotted, one day", m,
-                           lambda d: f"{d:%d.%m.%y}, {d:%H:%M:%S}", ios=True))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android es 12h (p. m.), one day", m,
-                           lambda d: f"{d.day}/{d.month}/{d:%y}, "
-                                     f"{_clock12(d, chr(0xa0) + 'a. m.', chr(0xa0) + 'p. m.')}",
-                           ios=False))
-    m = draw(True, True)
-    forms.append(_whatsapp("whatsapp ios es 12h (p. m.), one day", m,
-                           lambda d: f"{d.day}/{d.month}/{d:%y}, "
-                                     f"{_clock12(d, ' a. m.', ' p. m.', seconds=True)}", ios=True))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android fr 24h (à), one day", m,
-                           lambda d: f"{d:%d/%m/%Y} à {d:%H:%M}", ios=False))
-    m = draw(True, False)
-    forms.append(_whatsapp("whatsapp android en-AU 12h (am/pm), one day", m,
-                           lambda d: f"{d.day}/{d.month}/{d.year}, "
-                                     f"{_clock12(d, chr(0x202f) + 'am', chr(0x202f) + 'pm')}",
-                           ios=False))
+    nnbsp, nbsp = "\u202f", "\u00a0"
+    # (form, one day?, seconds?, iOS?, how the phone writes a message's date and time)
+    phones: list[tuple[str, bool, bool, bool, Callable[[datetime], str]]] = [
+        ("android en-GB 24h, days <= 12", False, False, False,
+         lambda d: f"{d:%d/%m/%Y}, {d:%H:%M}"),
+        ("android en-GB 12h (am/pm), one day", True, False, False,
+         lambda d: f"{d:%d/%m/%Y}, {_clock12(d, ' am', ' pm')}"),
+        ("android en-IN 12h (am/pm), one day", True, False, False,
+         lambda d: f"{d:%d/%m/%y}, {_clock12(d, ' am', ' pm')}"),
+        ("android en-US 12h (AM/PM), one day", True, False, False,
+         lambda d: f"{d.month}/{d.day}/{d:%y}, {_clock12(d, nnbsp + 'AM', nnbsp + 'PM')}"),
+        ("ios en-US 12h, days <= 12", False, True, True,
+         lambda d: f"{d.month}/{d.day}/{d:%y}, {_clock12(d, ' AM', ' PM', seconds=True)}"),
+        ("ios de 24h dotted, one day", True, True, True,
+         lambda d: f"{d:%d.%m.%y}, {d:%H:%M:%S}"),
+        ("android es 12h (p. m.), one day", True, False, False,
+         lambda d: f"{d.day}/{d.month}/{d:%y}, {_clock12(d, nbsp + 'a. m.', nbsp + 'p. m.')}"),
+        ("ios es 12h (p. m.), one day", True, True, True,
+         lambda d: f"{d.day}/{d.month}/{d:%y}, "
+                   f"{_clock12(d, ' a. m.', ' p. m.', seconds=True)}"),
+        ("android fr 24h (à), one day", True, False, False,
+         lambda d: f"{d:%d/%m/%Y} à {d:%H:%M}"),
+        ("android en-AU 12h (am/pm), one day", True, False, False,
+         lambda d: f"{d.day}/{d.month}/{d.year}, {_clock12(d, nnbsp + 'am', nnbsp + 'pm')}"),
+    ]
+    for name, one_day, seconds, ios, stamp in phones:
+        forms.append(_whatsapp(f"whatsapp {name}", draw(one_day, seconds), stamp, ios=ios))
     m = draw(False, False, size=3)
     phone = "+44 7700 900123"
     renamed = [Message(phone if msg.speaker == m[1].speaker else msg.speaker, msg.moment,
