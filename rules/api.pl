@@ -8,6 +8,7 @@
             api_watermarks/2,           % +Sources, -Marks
             api_session_pointers/2,     % +Sessions, -Pairs
             api_sessions_apart/2,       % +Stems, -Pairs
+            api_session_sources/2,      % +Sessions, -Pairs
             api_segments_held/3,        % +Handles, +Segment, -Held
             api_load_rules/3,           % +Sources, +Module, -Module
             api_load_rules/4,           % +Sources, +Module, +Options, -Module
@@ -178,7 +179,11 @@ api_ingest(Items, Counts) :-
 %   journal_supersede_answered/4, wherever its pointer points), and a mark(Source, Size,
 %   Digest, reread(Segment, Keep)) that of a file read before and changed otherwise (a JSON
 %   document written anew, or a file beside it that names its people added: the export's
-%   users.json): only the calls its new reading answers are superseded; and the items either
+%   users.json): only the calls its new reading answers are superseded; a mark(Source, Size,
+%   Digest, replaces(Sources, Keep)) that of a file whose items memory held from other files
+%   already, another export of the same conversation (a Messenger thread's HTML pages, Sources,
+%   before its JSON): their items in the sessions of Keep that Keep does not give are
+%   superseded (journal_supersede_sources/3); and the items either
 %   reading gives again with another place, time or links take the new reading's (journal_refresh/3; their curated records are dropped and
 %   they leave their cells, so curation computes and places them again; a superseded item
 %   leaves its cell too), as do the items of
@@ -260,6 +265,11 @@ apply_mark_(mark(Src, Size, Digest, regrown(Seg, Keep, LastLine)), Gone0, Gone) 
     ord_union(Grown, Answered, Handles),
     carry_labels_(Handles, Keep),
     append(Gone0, Handles, Gone).
+apply_mark_(mark(Src, Size, Digest, replaces(Sources, Keep)), Gone0, Gone) :-
+    journal_set_watermark(Src, Size, Digest),
+    journal_supersede_sources(Sources, Keep, Handles),    % another export of it, read before
+    carry_labels_(Handles, Keep),
+    append(Gone0, Handles, Gone).
 apply_mark_(mark(Src, Size, Digest, reread(Seg, Keep)), Gone0, Gone) :-
     journal_set_watermark(Src, Size, Digest),
     journal_supersede_answered(Src, Seg, Keep, Handles),
@@ -284,6 +294,13 @@ api_session_pointers(Sessions, Pairs) :-
     must_be(list(atom), Sessions),
     findall(S-Pointer, ( member(S, Sessions),
                          once(( item_session(H, S), item_source(H, Pointer) )) ), Pairs).
+
+%!  api_session_sources(+Sessions:list(atom), -Pairs:list) is det.
+%   Session-Source for each source file live items of one of Sessions were read from
+%   (journal_session_sources/2): where memory holds a conversation another export of it would
+%   give again under other handles (a Messenger thread's HTML and JSON pages).
+api_session_sources(Sessions, Pairs) :-
+    journal_session_sources(Sessions, Pairs).
 
 %!  api_sessions_apart(+Stems:list(atom), -Pairs:list) is det.
 %   Session-Pointer for each session memory holds that is named after one of Stems told apart

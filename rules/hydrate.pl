@@ -1752,13 +1752,28 @@ name_at_(Name, Tokens, Cased, At, Match) :-
     split_string(Text, " ", " ", Parts),
     (   words_at_(Name, Parts, Tokens, Cased, At)
     ->  Match = 2
-    ;   Parts = [Given, _|_], string_length(Given, L), L >= 2,
+    ;   account_pieces_(Parts, Pieces),
+        words_at_(Name, Pieces, Tokens, Cased, At)
+    ->  Match = 2                               % "priya.p", which the goal's tokens split
+    ;   (   Parts = [Given, _|_]
+        ;   account_pieces_(Parts, [Given, _|_])
+        ),
+        string_length(Given, L), L >= 2,
         words_at_(Name, [Given], Tokens, Cased, At), At > 0
     ->  Match = 1
     ;   unspaced_(Text),
         nth0(At, Tokens, _-Lower), sub_string(Lower, _, _, _, Text)
     ->  Match = inside
     ).
+
+% account_pieces_(+Parts, -Pieces): an account name of one word that joins its pieces with dots
+% or underscores, as Discord's, Instagram's and Telegram's usernames do (`priya.p`, `tomas_r`),
+% as those pieces: the goal's tokens split it at a dot ("What did priya.p say?"), and its first
+% piece is the person's given name ("What did Priya say?"), as a name's first word is.
+account_pieces_([Text], Pieces) :-
+    split_string(Text, "._", "", Pieces),
+    Pieces = [_, _|_],
+    \+ memberchk("", Pieces).
 
 % unspaced_(+Text): Text is written wholly in scripts that put no spaces between words (Chinese,
 % Japanese kana, Thai) or attach particles to a name (Korean: 민수가): its words are not tokens.

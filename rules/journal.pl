@@ -26,6 +26,8 @@
             journal_tombstone/2,        % +Handle, +Reason
             journal_supersede/5,        % +Source, +Segment, +Keep, +LastLine, -Handles
             journal_supersede_answered/4, % +Source, +Segment, +Keep, -Handles
+            journal_supersede_sources/3, % +Sources, +Keep, -Handles
+            journal_session_sources/2,  % +Sessions, -Pairs
             journal_refresh/3,          % +Strings, +Keep, -Changed
             journal_follow_moved/2,     % +Strings, -Moved
             journal_successors/3,       % +Superseded, +Keep, -Pairs
@@ -1017,6 +1019,38 @@ journal_supersede_answered(Src, Seg, Keep, Handles) :-
     sort(Found, Handles),
     superseded_reason(Reason),
     forall(member(H, Handles), journal_tombstone(H, Reason)).
+
+%!  journal_supersede_sources(+Sources:list(atom), +Keep:list(atom), -Handles:list(atom)) is det.
+%
+%   Another export of the same conversation was read and is the one kept (a Messenger or
+%   Instagram thread's JSON pages, where memory held the items of its HTML pages: the same
+%   messages under other handles, the pages' times to the minute in the account's zone).
+%   Tombstone (reason superseded_reason/1) the live items read from Sources in the sessions of
+%   Keep's items that Keep does not give. Handles are those tombstoned. The caller commits.
+journal_supersede_sources(Sources, Keep, Handles) :-
+    must_be(list(atom), Sources), must_be(list(atom), Keep),
+    sort(Sources, From),
+    pairs_keys_values(Pairs, Keep, Keep),
+    list_to_assoc(Pairs, Kept),
+    distinct_sessions_(Keep, Sessions),
+    findall(H, ( member(Ses, Sessions),
+                 live_(H, Src, Ses, _, _, _, _, _, _, _),
+                 ord_memberchk(Src, From),
+                 \+ get_assoc(H, Kept, _) ),
+            Found),
+    sort(Found, Handles),
+    superseded_reason(Reason),
+    forall(member(H, Handles), journal_tombstone(H, Reason)).
+
+%!  journal_session_sources(+Sessions:list(atom), -Pairs:list(pair)) is det.
+%
+%   Session-Source for each source file that live items of one of Sessions were read from,
+%   each pair once, sorted.
+journal_session_sources(Sessions, Pairs) :-
+    must_be(list(atom), Sessions),
+    findall(Ses-Src, ( member(Ses, Sessions), live_(_, Src, Ses, _, _, _, _, _, _, _) ),
+            Pairs0),
+    sort(Pairs0, Pairs).
 
 %!  journal_refresh(+Strings:list(string), +Keep:list(atom), -Changed:list(atom)) is det.
 %

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from attention_cloud.ingest import parse_text
 
 CSV = ('AuthorID,Author,Date,Content,Attachments,Reactions\n'
@@ -64,3 +66,30 @@ def test_a_chat_message_names_its_writer_under_the_keys_chat_logs_use():
     ]
     result = parse_text(json.dumps(messages), name="chat.json", format="openai")
     assert [i.speaker for i in result.items] == ["dana", "Lee Park", "Omar", "kim.j", "Ana", ""]
+
+
+ACCOUNTS = ('AuthorID,Author,Date,Content,Attachments,Reactions\n'
+            '"111","priya.p","5/8/2023 3:56 PM","Are we still on for the river run tomorrow?","",""\n'
+            '"222","zoe.m","5/8/2023 3:58 PM","Yes, seven sharp at the bridge.","",""\n'
+            '"333","tomas_r","5/8/2023 4:01 PM","I will bring water for the long loop.","",""\n')
+
+
+@pytest.mark.parametrize("question, account", [
+    ("What did priya.p say about the river run?", "priya.p"),   # the account as written
+    ("What did Priya say about the river run?", "priya.p"),     # her given name
+    ("What did zoe.m answer?", "zoe.m"),
+    ("When is Zoe at the bridge?", "zoe.m"),
+    ("What will Tomas bring?", "tomas_r"),
+])
+def test_a_question_names_an_account_written_with_dots_or_underscores(home, tmp_path,
+                                                                      question, account):
+    """Discord's usernames since 2023 (and Instagram's, Telegram's) join a name's pieces with a
+    dot or an underscore. Before, a question naming ``priya.p`` (whose dot splits the goal's
+    words) or asking by her given name named no one, so nothing favoured her turns."""
+    from attention_cloud import Memory
+    path = tmp_path / "Running Club - general [901].csv"
+    path.write_text(ACCOUNTS)
+    with Memory.open(home) as mem:
+        mem.ingest([str(path)])
+        named = mem.query(f'goal_speaker("{question}", A)').rows
+    assert named == [{"A": account}]

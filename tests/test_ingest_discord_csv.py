@@ -123,3 +123,32 @@ def test_a_row_too_long_for_csv_is_skipped_with_its_line_and_the_rest_read():
     assert [(i.speaker, i.text) for i in result.items] == [("ben", "see you at seven")]
     assert [line for line, _ in result.skipped] == [2]
     assert "field larger than field limit" in result.skipped[0][1]
+
+
+@pytest.mark.parametrize("again", [
+    "june/Running Club - general [901].csv",                          # another folder
+    "Running Club - general [901] (after 2023-05-01).csv",            # a date range asked for
+    "Running Club - general [901] (2023-05-01 to 2023-06-01) [part 2].csv",
+], ids=["another-folder", "date-range", "range-and-part"])
+def test_the_channel_exported_again_gives_its_messages_once(home, tmp_path, again):
+    """The CSV has no message ids: a message's handle is its channel's session, author and
+    time. Before, the session was the file's name, told apart by its folder, so the channel
+    exported again into another folder, or for a date range (which the exporter writes into
+    the name), gave every message it shared with the first export a second time (5 messages
+    held as 10)."""
+    first = tmp_path / "may" / CSV.name
+    second = tmp_path / again
+    for path in (first, second):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(CSV.read_bytes())
+    with Memory.open(home) as mem:
+        mem.ingest([str(first)])
+        report = mem.ingest([str(second)])
+        rows = mem.query("item_session(H, S)").rows
+    assert report.new == 0 and report.unchanged == 5
+    assert {r["S"] for r in rows} == {"Running Club - general [901]"} and len(rows) == 5
+
+
+def test_a_session_the_caller_names_is_kept():
+    result = parse_path(CSV, session="club-archive")
+    assert {i.session for i in result.items} == {"club-archive"}

@@ -91,7 +91,10 @@ def test_numeric_dates_are_read_in_one_order_for_the_whole_log(tmp_path):
     assert [i.time for i in result.items] == ["2023-05-08T13:56:00Z", "2023-05-08T13:57:00Z",
                                               "2023-05-13T09:00:00Z"]
     assert result.notes == []
-    for clock, day in (("13:56", "2023-05-08T13:56:00Z"), ("1:56 pm", "2023-08-05T13:56:00Z")):
+    # 24-hour: day first; the US's "1:56 PM": month first; "1:56 pm", as en-GB, en-IN and
+    # en-AU write a 12-hour clock: day first
+    for clock, day in (("13:56", "2023-05-08T13:56:00Z"), ("1:56 PM", "2023-08-05T13:56:00Z"),
+                       ("1:56 pm", "2023-05-08T13:56:00Z")):
         undecided = tmp_path / "undecided.md"
         undecided.write_text(f"# 08/05/2023\n### Priya ({clock})\nI signed up for pottery\n"
                              f"### Tomás (08/05/2023 {clock})\nWhich studio?\n"

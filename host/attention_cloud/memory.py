@@ -37,8 +37,9 @@ from .heap import give_back_c_heap
 from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
                    require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
+from .ingest.chat_pages import JSON_HELD, is_page, thread_json_session, thread_pages
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa: F401
-                            find_transcripts, left_out, not_regular)
+                            Found, find_transcripts, left_out, not_regular)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 from .ingest.records import check_segment
 from .ingest.resume import ReadPoints
@@ -600,7 +601,7 @@ class Memory:
                 args.whole("each size in unfinished", size)
         else:
             unfinished = args.paths("unfinished", unfinished) if unfinished else ()
-        found = find_transcripts(paths, skip=self.home)
+        found = self._without_pages_held_as_json(find_transcripts(paths, skip=self.home))
         if not found:
             raise InputError("no transcript files found in the given paths")
         if source is not None and len(found) > 1:
@@ -632,6 +633,7 @@ class Memory:
         max_item_chars = self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
                                   max_item_chars, sessions, self.read_points)
+        pages_replaced = self._thread_pages_held(names)
         users = _UserSpeakers(self._user_speakers)
 
         def one_user_each() -> Iterator[_Parsed]:
@@ -651,6 +653,7 @@ class Memory:
 
         def parents_first() -> Iterator[tuple[str, _Parsed]]:
             for name, parsed in _changed(todo, one_user_each(), report, progress, strict):
+                parsed.replaces = pages_replaced.get(name, [])
                 for agent, goal in parsed.launches.items():
                     resolver.launches.setdefault(agent, goal)
                 if parsed.subagent:
@@ -683,6 +686,42 @@ class Memory:
                 ingest_index.drop_entries(self, report.new_handles)  # items no longer there
             raise
         return report
+
+    def _session_sources(self, sessions: Iterable[str]) -> dict[str, list[str]]:
+        """The source files memory holds live items of each of ``sessions`` from."""
+        (pairs,) = self.pl.once("atc_api:api_session_sources",
+                                [Atom(s) for s in sorted(set(sessions))], Var())
+        held: dict[str, list[str]] = {}
+        for pair in pairs:
+            held.setdefault(str(pair.args[0]), []).append(str(pair.args[1]))
+        return held
+
+    def _without_pages_held_as_json(self, found: list[Found]) -> list[Found]:
+        """``found`` with each Messenger or Instagram thread page left out where memory holds
+        the thread's items from its JSON pages (an earlier ingest, or ``atc watch``, read
+        them): the page gives the same messages under other handles
+        (:data:`.chat_pages.JSON_HELD`). A page named as a path is left out too: reading it
+        would only hold each message twice."""
+        pages = thread_pages(f.path for f in found if not f.problem)
+        if not pages:
+            return found
+        held = self._session_sources(pages.values())
+        as_json = {session for session, sources in held.items()
+                   if any(thread_json_session(source) == session for source in sources)}
+        return [Found(f.path, f.named, JSON_HELD) if pages.get(f.path) in as_json else f
+                for f in found]
+
+    def _thread_pages_held(self, names: list[str]) -> dict[str, list[str]]:
+        """For each of ``names`` that is a Messenger or Instagram thread's JSON page, the
+        thread's HTML pages memory holds items of (an earlier ingest read the export as HTML):
+        its reading supersedes theirs (journal_supersede_sources/3), so no message is held
+        twice."""
+        threads = {name: session for name in names if (session := thread_json_session(name))}
+        if not threads:
+            return {}
+        held = self._session_sources(threads.values())
+        return {name: pages for name, session in threads.items()
+                if (pages := [s for s in held.get(session, ()) if is_page(Path(s))])}
 
     def _user_speakers(self, names: Iterable[str]) -> set[str]:
         """Those of ``names`` that memory holds an item of the user's role from."""
@@ -1202,6 +1241,9 @@ class _Parsed:
     reread: list[str] | None = None
     # name -> role, for a transcript whose people take roles by who speaks first
     named_roles: dict[str, str] = field(default_factory=dict)
+    # another export's files of the same conversation that memory holds items of, which this
+    # reading supersedes (a Messenger thread's HTML pages, before its JSON: journal_supersede_sources/3)
+    replaces: list[str] = field(default_factory=list)
 
 
 class _UserSpeakers:
@@ -1541,7 +1583,10 @@ def _mark(name: str, parsed: _Parsed, segment: str) -> Term:
     ``reread(Segment, Keep)`` when it was read before and changed otherwise (the calls its
     reading answers supersede their reading without a result)."""
     args: list[Any] = [Atom(name), parsed.size, parsed.digest]
-    if parsed.regrown is not None:
+    if parsed.regrown is None and parsed.reread is None and parsed.replaces:
+        keep = [Atom(wire_handle(wire)) for wire in parsed.encoded]
+        args.append(Term("replaces", [[Atom(s) for s in parsed.replaces], keep]))
+    elif parsed.regrown is not None:
         unwritten, last_line = parsed.regrown
         keep = [Atom(h) for h in {*map(wire_handle, parsed.encoded), *unwritten}]
         args.append(Term("regrown", [Atom(segment), keep, last_line]))

@@ -555,6 +555,22 @@ test(a_call_answered_by_the_new_reading_is_superseded,
     journal_supersede_answered('c.json', default, [open2, result], Gone),
     findall(H, item(H), Live0), msort(Live0, Live).
 
+% Another export of the same conversation read (a Messenger thread's JSON after its HTML page):
+% the items memory held from the page's source, in the sessions the new reading gives, go; those
+% of another session, another file, or that the reading gives again stay
+% (journal_supersede_sources/3); journal_session_sources/2 lists what each session was read from.
+test(another_exports_items_of_the_same_sessions_go,
+     [true(Before-Gone-Live == [x1-'a.html', x1-'a.json', x2-'a.html']
+                               -[page]-[json, other_session, shared])]) :-
+    Mine = [page-'a.html'-x1, shared-'a.html'-x1, other_session-'a.html'-x2, json-'a.json'-x1],
+    findall(I, ( member(H-Src-Ses, Mine),
+                 I = item(H, Src, Ses, 0, turn, user, "g", "", default, "p", "text", []) ),
+            Items),
+    journal_add_items(Items, _),
+    journal_session_sources([x1, x2], Before),
+    journal_supersede_sources(['a.html'], [json, shared], Gone),
+    findall(H, ( member(H-_-_, Mine), item(H) ), Live0), msort(Live0, Live).
+
 :- end_tests(supersede).
 
 % A transcript read at a new path gives items held from a file no longer there (its folder

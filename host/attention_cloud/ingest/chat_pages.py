@@ -33,6 +33,9 @@ NOT_A_CHAT_PAGE = ("an HTML page that is no chat export (Telegram, Discord, Mess
 #: time to the millisecond), so both would give each message twice.
 JSON_BESIDE = ("the thread's JSON export, beside it or elsewhere in this ingest, is read "
                "instead, left out")
+#: Why a Messenger or Instagram thread's page is not read where memory holds the items of the
+#: thread's JSON pages already (read by an earlier ingest): it would give them again.
+JSON_HELD = ("memory holds the thread's JSON export already (the same messages), left out")
 # A thread's JSON page as Meta names it.
 _JSON_PAGE = re.compile(r"message_\d+\.json", re.IGNORECASE)
 
@@ -88,6 +91,20 @@ def thread_pages_with_json(pages: Iterable[Path], files: Iterable[Path]) -> set[
         return set()
     return {page for page in pages
             if thread_session(str(page)) in threads and _page_format(page) == "messenger"}
+
+
+def thread_pages(paths: Iterable[Path]) -> dict[Path, str]:
+    """The Messenger or Instagram thread pages among ``paths``, each with its thread's session
+    (:func:`~.messenger_html.thread_session`)."""
+    return {path: session for path in paths
+            if is_page(path) and (session := thread_session(str(path)))
+            and _page_format(path) == "messenger"}
+
+
+def thread_json_session(path: str) -> str:
+    """The thread's session of ``path`` when it is a thread's JSON page as Meta names and
+    files it (``inbox/runningclub_3825/message_1.json``), else ""."""
+    return thread_session(path) if _JSON_PAGE.fullmatch(Path(path).name) else ""
 
 
 def _page_format(path: Path) -> str | None:

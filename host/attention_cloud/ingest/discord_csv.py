@@ -3,7 +3,11 @@
 quoted; a message's text may run over several lines.
 
 - **Session**: the file's name (the exporter names it ``<guild> - <channel> [<id>].csv``); the
-  CSV names neither guild nor channel.
+  CSV names neither guild nor channel. A name the exporter wrote, ending with the channel's
+  ``[<id>]``, is the channel's session whatever folder it lies in and without the date range
+  or part the exporter adds (``… [901] (after 2023-05-01).csv``, ``… [901] [part 2].csv``), so
+  the channel exported again, into another folder or for another range, gives the messages it
+  shares with the first export under the same handles, not a second time.
 - **Speakers**: ``Author``, the account's name (``priya.p``), without the discriminator
   Discord added to names before 2023 (``priya#4821`` is ``priya``; ``#0`` marks a name
   migrated since); roles as :mod:`.chat_messages` gives them.
@@ -38,6 +42,11 @@ from .source import Source, fail
 from .timefmt import day_first_of
 
 COLUMNS = ("AuthorID", "Author", "Date", "Content", "Attachments", "Reactions")
+# What DiscordChatExporter adds to a file's name after the channel's id: the date range asked
+# for, and the part of a partitioned export after the first.
+_RANGE_OR_PART = re.compile(r"(?: \((?:after \d{4}-\d\d-\d\d|before \d{4}-\d\d-\d\d"
+                            r"|\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d)\)| \[part \d+\])+$")
+_CHANNEL_ID = re.compile(r" \[\d+\]$")
 HEADER = ",".join(COLUMNS)
 # Discord's discriminator after an account's name: four digits, or "#0" for a name migrated to
 # the unique usernames of 2023. Never after a space ("Team #1" is a name).
@@ -81,6 +90,21 @@ def _rows(text: str) -> Iterator[tuple[int, int, list[str] | str]]:
         yield first, last, row
 
 
+def channel_session(stem: str) -> str:
+    """The channel's session a DiscordChatExporter file's name (without its extension) gives:
+    the name up to the channel's ``[<id>]``, without the date range or part the exporter adds
+    after it (``Running Club - general [901] (after 2023-05-01)`` is ``Running Club - general
+    [901]``); "" for a name that does not end with a channel's id so."""
+    name = _RANGE_OR_PART.sub("", stem)
+    return name if _CHANNEL_ID.search(name) else ""
+
+
+def _told_apart(session: str, stem: str) -> bool:
+    """Whether ``session`` is the default one of a file named ``stem``: the stem, or the stem
+    told apart from another file of that name (``stem~`` and 8 hex digits)."""
+    return session == stem or re.fullmatch(re.escape(stem) + r"~[0-9a-f]{8}", session) is not None
+
+
 def shown_name(account: str) -> str:
     """The name an account shows, without its discriminator: ``tomas#4821`` is ``tomas``."""
     return _DISCRIMINATOR.sub("", account) or account
@@ -109,6 +133,9 @@ class DiscordCsvParser(ChatExportParser):
             "messages")
         if note:
             self.collector.note(note)
+        channel = channel_session(source.stem)
+        if channel and _told_apart(self.default_session, source.stem):
+            self.default_session = channel  # not a session the caller named
         seen: dict[str, int] = {}
         for first, last, row in rows:
             self.collector.records_read += 1

@@ -43,7 +43,8 @@ from .jsonlines import json_document, json_lines_head, json_records, strip_docum
 from .open_calls import AddItem, OpenCalls
 from .source import Source, fail, lines_of
 from .textutil import parts_text
-from .timefmt import NUMERIC_DATE, day_first_by_span, day_first_order, numeric_dates, read_time
+from .timefmt import (NUMERIC_DATE, OTHER_12_HOUR, clock_style, day_first_by_span, day_first_order,
+                      numeric_dates, read_time)
 from .tools import ToolCall, describe_call, describe_function
 
 _DOCUMENT_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "thread_id", "id")
@@ -390,8 +391,9 @@ def _date_order(texts: Iterable[str]) -> tuple[bool | None, str]:
     """``(day first?, note)``: whether the file's ``A/B/YEAR`` times (in ``texts``, its whole
     text or its lines) put the day first, as all of them decide it (``13/05/2023 09:00``
     after ``08/05/2023 13:56``: 8 May, not 5 August), else as the order under which they lie
-    closest together decides it (said in ``note``); None when nothing decides it (each is
-    then read month first, as written in the US, and ``note`` says so)."""
+    closest together decides it (said in ``note``), else day first where the clock is written
+    ``pm`` or ``p. m.`` (not the US's ``PM``); None when nothing decides it (each is then read
+    month first, as written in the US, and ``note`` says so)."""
     written: dict[tuple[int, int], str] = {}
     numeric: dict[tuple[int, int], str] = {}
     for index, text in enumerate(texts):
@@ -410,6 +412,10 @@ def _date_order(texts: Iterable[str]) -> tuple[bool | None, str]:
         return spanned
     if any(a > 12 for a, _, _ in dates) or all(a == b for a, b, _ in dates):
         return None, ""  # numbers above 12 both first and second, or 05/05: no choice to say
+    if clock_style(written.values()) == OTHER_12_HOUR:  # "1:56 p. m.": not the US's AM/PM
+        return True, (f"dates such as {example} could be day/month or month/day (no number "
+                      "above 12, the messages in order either way): read as day/month, as a "
+                      "12-hour clock written am/pm or p.m. (not the US's AM/PM) suggests")
     return None, (f"dates such as {example} could be day/month or month/day (no number above "
                   "12, the messages in order either way): read as month/day, as the US "
                   "writes them")

@@ -936,8 +936,8 @@ class PlainTextParser:
     def _day_order(self, lines: list[str]) -> bool:
         """Whether the file's numeric dates (``08/05/2023``, in its speaker lines' times and
         its date lines) put the day first, decided from all of them
-        (:func:`~.timefmt.day_first_order`); when nothing decides it, month first with a
-        12-hour clock and day first with a 24-hour one (the US writes both ways round), as the
+        (:func:`~.timefmt.day_first_order`); when nothing decides it, by how the file writes
+        its clock (:func:`~.timefmt.read_day_first`: month first with the US's ``PM``), as the
         ingest report notes."""
         day_first, note = day_first_of(self._date_heads(lines), "turns")
         if note:

@@ -354,10 +354,11 @@ OTHER_HOME = "a memory home (its files are no transcripts), left out"
 
 def left_out(problem: str) -> bool:
     """Whether a file found in a folder with ``problem`` is left out (reported, never a failed
-    ingest): a memory home, a web page beside a chat export, a thread's page beside its JSON."""
-    from .chat_pages import JSON_BESIDE, NOT_A_CHAT_PAGE
+    ingest): a memory home, a web page beside a chat export, a thread's page beside its JSON
+    or whose JSON memory holds."""
+    from .chat_pages import JSON_BESIDE, JSON_HELD, NOT_A_CHAT_PAGE
 
-    return problem in (OTHER_HOME, NOT_A_CHAT_PAGE, JSON_BESIDE)
+    return problem in (OTHER_HOME, NOT_A_CHAT_PAGE, JSON_BESIDE, JSON_HELD)
 
 
 def is_memory_home(folder: Path) -> bool:

@@ -446,13 +446,15 @@ def day_first_by_span(dates: list[tuple[int, int, int]], written_in: str,
                        f"({spans[not day_first]} as {other})")
 
 
-def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written_in: str,
+def read_day_first(dates: list[tuple[int, int, int]], clock: str, written_in: str,
                    example: str) -> tuple[bool, str]:
     """``(day first?, note)`` for a file's ``A/B/YEAR`` dates (:func:`day_first_order`); else
     the order under which the dates lie closest together (a chat of 8, 9 and 10 May spans two
     days day first, two months month first), when it spans less than half the other's days,
-    said in ``note``; when nothing decides, month first with a 12-hour clock and day first
-    with a 24-hour one (the US writes both ways round), and ``note`` says so in a line, naming
+    said in ``note``; when nothing decides, by how the file writes its clock (``clock``, from
+    :func:`clock_style`): month first with the US's ``AM``/``PM``, day first with a 24-hour
+    clock or a 12-hour one written otherwise (``pm``, ``p.m.``, ``p. m.``: en-GB, en-IN, en-AU
+    and Spanish phones, which all put the day first), and ``note`` says so in a line, naming
     the first date as written
     (``example``) and what was in order (``written_in``: "messages", "turns"); ``""`` when the
     dates decided."""
@@ -465,31 +467,57 @@ def read_day_first(dates: list[tuple[int, int, int]], twelve_hour: bool, written
     spanned = day_first_by_span(dates, written_in, example)
     if spanned is not None:
         return spanned
-    order, clock = ("month/day", "12") if twelve_hour else ("day/month", "24")
-    return not twelve_hour, (f"dates such as {example} could be day/month or "
+    month_first = clock == US_CLOCK
+    order = "month/day" if month_first else "day/month"
+    return not month_first, (f"dates such as {example} could be day/month or "
                              f"month/day (no number above 12, the {written_in} in order either "
-                             f"way): read as {order}, as a {clock}-hour clock suggests")
+                             f"way): read as {order}, as {_CLOCK_SAYS[clock]} suggests")
 
 
-_AM_PM = re.compile(r"\d[ \t\u202f]*[ap]\.?[ \t]?m\b", re.IGNORECASE)
+#: How a file writes its clock (:func:`clock_style`): the US's 12-hour ``1:56 PM``, a 12-hour
+#: clock written another way (``1:56 pm``, ``1:56 p.m.``, ``1:56 p. m.``), or a 24-hour one.
+US_CLOCK, OTHER_12_HOUR, CLOCK_24 = "AM/PM", "am/pm", "24-hour"
+_CLOCK_SAYS = {US_CLOCK: "a 12-hour clock written AM/PM (the US's)",
+               OTHER_12_HOUR: "a 12-hour clock written am/pm or p.m. (not the US's AM/PM)",
+               CLOCK_24: "a 24-hour clock"}
+_SPACES = "[ \t\u00a0\u202f]"
+# after the clock, in Latin letters or in Arabic (م, ص); before it in Chinese, Japanese, Korean
+_AM_PM = re.compile(r"\d" + _SPACES + r"*(?:[ap]\.?" + _SPACES + r"?m\b|[\u0635\u0645](?!\w))"
+                    r"|(?:上午|下午|午前|午後|오전|오후)" + _SPACES + r"*\d", re.IGNORECASE)
+_US_AM_PM = re.compile(r"\d" + _SPACES + r"*[AP]M\b")  # capitals, no dots
+
+
+def clock_style(written: Iterable[str]) -> str:
+    """How the times in ``written`` write the clock: :data:`US_CLOCK` when every 12-hour time
+    writes ``AM``/``PM`` in capitals without dots, as the US (and its month-first dates) does;
+    :data:`OTHER_12_HOUR` when one writes it otherwise (``pm``, ``p.m.``, ``p. m.``, ``下午``,
+    ``م``, as locales that put the day first do); else :data:`CLOCK_24`."""
+    style = CLOCK_24
+    for text in written:
+        for match in _AM_PM.finditer(text):
+            if not _US_AM_PM.fullmatch(match[0]):
+                return OTHER_12_HOUR
+            style = US_CLOCK
+    return style
 
 
 def day_first_of(heads: Iterable[str], written_in: str) -> tuple[bool, str]:
     """``(day first?, note)`` for the numeric dates in ``heads`` (the parts of a file's lines
     that date its turns: speaker lines' times, headings, date lines), decided from all of them
-    by :func:`read_day_first`, a 12-hour clock among them counted; ``(False, "")`` without
+    by :func:`read_day_first`, how they write the clock counted; ``(False, "")`` without
     any."""
     dates: list[tuple[int, int, int]] = []
-    twelve_hour, example = False, ""
+    example = ""
+    clocks: list[str] = []
     for head in heads:
         found = numeric_dates(head)
         if found and not dates:
             example = NUMERIC_DATE.search(head)[0]  # type: ignore[index]
         dates.extend(found)
-        twelve_hour = twelve_hour or bool(_AM_PM.search(head))
+        clocks.append(head)
     if not dates:
         return False, ""
-    return read_day_first(dates, twelve_hour, written_in, example)
+    return read_day_first(dates, clock_style(clocks), written_in, example)
 
 
 def _ymd(date_parts: tuple[int, int, int], day_first: bool) -> tuple[int, int, int]:

@@ -17,8 +17,9 @@ WhatsApp writes a message per line, its continuation lines (a multi-line message
   number above 12 says otherwise; when no number
   tells, the order in which the messages were sent decides (an export is in time order: one
   order may make the dates go back); when neither does (a chat of a few days, every date
-  either way), the file is read month first with a 12-hour clock and day first with a 24-hour
-  clock, and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as
+  either way), the file is read month first with a 12-hour clock written ``AM``/``PM`` as the
+  US writes it, and day first with a 24-hour clock or a 12-hour one written otherwise (``pm``
+  in en-GB, en-IN, en-AU; ``p. m.`` in Spanish), and ``ParseResult.notes`` says so. The time is local, with no zone: it is stored as
   written, as UTC, as every zoneless time is. A date that does not exist is reported in
   ``unread_times``.
 - **Speakers**: every message keeps its sender's name as written (a contact name, a phone
@@ -48,7 +49,7 @@ from .collector import ItemCollector
 from .envelope import strip_envelopes
 from .pointers import line_pointer
 from .source import Source, fail
-from .timefmt import TurnTime, read_day_first
+from .timefmt import TurnTime, clock_style, read_day_first
 
 _SPACE = r"[ \t\u00a0\u202f]"
 # Hungarian and Korean phones write the year first, a space after each dot: "2023. 05. 08."
@@ -187,7 +188,7 @@ def day_order(lines: list[_Line]) -> tuple[bool, str]:
         # 08.05.23: a dotted date is day first wherever it is written, unless a second
         # number above 12 (and no first one) says otherwise: "[05.13.23 09:01:00]"
         return not (any(b > 12 for _, b, _ in dates) and all(a <= 12 for a, _, _ in dates)), ""
-    return read_day_first(dates, any(line.ampm for line in lines), "messages",
+    return read_day_first(dates, clock_style(line.written for line in lines), "messages",
                           short[0].sep.join(short[0].parts))
 
 
