@@ -77,6 +77,7 @@
 :- use_module(arith_guard, []).      % wraps is/2 and comparisons: no big-integer step past a bound
 :- use_module(search_guard, []).     % wraps sub_atom/5 and the like: a long search a place at a time
 :- use_module(occurs_guard, []).     % wraps unify_with_occurs_check/2: big terms a binding at a time
+:- use_module(variant_guard, []).    % wraps variant_sha1/2, variant_hash/2: a term unfolding past 1,000,000 nodes refused
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
