@@ -113,15 +113,12 @@ parts_(Start, At, N, M, Text, Sep, Parts) :-
 % times its separator and pad characters passes the limit is the builtin's with each of them
 % once, or, when that still passes it, split_long_/4's.
 split_string_(Text, Sep, Pad, Parts, Wrapped) :-
-    (   nonvar(Text), nonvar(Sep), nonvar(Pad),
-        catch(( string_length(Text, N), string_length(Sep, S), string_length(Pad, P) ),
-              error(_, _), fail),
-        search_pairs_max(Max),
-        N * (S + P) > Max
+    (   long_split_(Text, Sep, Pad, N)
     ->  distinct_codes_(Sep, SepCodes),
         distinct_codes_(Pad, PadCodes),
         length(SepCodes, S1),
         length(PadCodes, P1),
+        search_pairs_max(Max),
         (   N * (S1 + P1) > Max
         ->  split_long_(Text, SepCodes, PadCodes, Parts)
         ;   string_codes(Sep1, SepCodes),
@@ -129,6 +126,23 @@ split_string_(Text, Sep, Pad, Parts, Wrapped) :-
             split_string(Text, Sep1, Pad1, Parts)
         )
     ;   call(Wrapped)
+    ).
+
+% long_split_(+Text, +Sep, +Pad, -N): Text's N characters times Sep's and Pad's pass the
+% limit. Checked on every call (frames split ~1,000 texts), so a type test, no catch/3:
+% anything else (an unbound or wrong argument) is the builtin's, and its error.
+long_split_(Text, Sep, Pad, N) :-
+    split_text_length_(Sep, S),
+    split_text_length_(Pad, P),
+    split_text_length_(Text, N),
+    search_pairs_max(Max),
+    N * (S + P) > Max.
+
+split_text_length_(T, L) :-
+    (   string(T) -> string_length(T, L)
+    ;   atom(T) -> atom_length(T, L)
+    ;   is_list(T) -> length(T, L)                 % codes or characters
+    ;   number(T) -> atom_length(T, L)
     ).
 
 distinct_codes_(Text, Codes) :-
