@@ -26,12 +26,12 @@ Its answers are the builtin's, in the same order; a shorter search is the builti
 
 split_string/4 is the same search by another shape: each character of the text is looked
 for in the separators, and each end of each field in the pad characters, one comparison per
-character of them, in one C call. A grantee's text of 1,048,576 `a` split at 1,048,576 `b`
-(both built by doubling a one-character string twenty times) held `--time-limit 2` for
-minutes. Its characters are a set, so each is counted once; a split whose text length times
-distinct separator and pad characters still passes search_pairs_max/1 is made here, a
-character at a time, each looked up in a balanced tree, so the limit stops it. Its fields
-are the builtin's.
+character of them, in one C call. A grantee's text of 1,048,576 `a` (a one-character string
+doubled twenty times) split at 400,000 distinct characters (numlist/3, string_codes/2) held
+`--time-limit 1` for minutes. Its characters are a set, so each is counted once; a split
+whose text length times distinct separator and pad characters still passes
+search_pairs_max/1 is made here, a character at a time, each looked up in a balanced tree,
+so the limit stops it. Its fields are the builtin's.
 */
 
 %!  search_pairs_max(-Max) is det.
