@@ -78,6 +78,7 @@
 :- use_module(arith_guard, []).      % wraps is/2 and comparisons: no big-integer step past a bound
 :- use_module(search_guard, []).     % wraps sub_atom/5 and the like: a long search a place at a time
 :- use_module(occurs_guard, []).     % wraps unify_with_occurs_check/2: big terms a binding at a time
+:- use_module(variant_guard, []).    % wraps variant_sha1/2, variant_hash/2: a term unfolding past 1,000,000 nodes refused
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -794,7 +795,10 @@ spend_(C, L0, L) :-
 % ran 117 s under a limit of 5 s; cost(30), half an hour). It allows undo/1, whose goal runs
 % when backtracking or an exception unwinds past it, at a call port of whatever runs next: after
 % `undo((repeat, fail)), throw(x)` that was past the call's limits (the loop held `atc query
-% --time-limit 2` until killed). So before the sandbox sees user code, any mention (as a goal, a closure passed to
+% --time-limit 2` until killed). It allows import_module/2, which makes a module of any name it is
+% given, for good: a grantee's `between(1, 200000, I), atom_concat(m, I, M), import_module(M, _),
+% fail` grew the process by ~200 MB a request, never reclaimed (34 MB to 1.2 GB in six).
+% So before the sandbox sees user code, any mention (as a goal, a closure passed to
 % call/N or maplist/N, or data) of these names, and any module qualification, is refused.
 % Those names stay refused, but the cause is closed at its root too: library(sandbox) now takes
 % the word of the libraries sandbox_trust.pl vouches for alone, whenever they were loaded.
@@ -813,7 +817,7 @@ user_code_refused_(Name, system) :-
                      thread_create, thread_signal, thread_send_message, thread_exit,
                      with_mutex, mutex_lock, mutex_create, engine_create, lazy_findall,
                      initialization, consult, load_files, use_module, ensure_loaded,
-                     '$set_source_module', '@',
+                     '$set_source_module', '@', import_module,
                      sig_atomic, sig_block, sig_unblock, on_signal, prolog_alert_signal,
                      setup_call_cleanup, call_cleanup, setup_call_catcher_cleanup, undo]).
 user_code_refused_(Name, unchecked) :-

@@ -60,4 +60,39 @@ test(a_long_search_stops_at_the_time_limit, [throws(time_limit_exceeded)]) :-
     atom_concat(P0, b, Part),
     call_with_time_limit(0.5, sub_atom(Text, _, _, _, Part)).
 
+% A text of up to Max characters drawn from Alpha (codes).
+random_text(Alpha, Max, S) :-
+    random_between(0, Max, N),
+    length(Cs, N),
+    maplist([C]>>random_member(C, Alpha), Cs),
+    string_codes(S, Cs).
+
+% split_string/4 made a character at a time gives the builtin's fields: random short texts,
+% separators and pad over a few characters, so that separators are pad too, runs of them
+% meet, fields are empty (a short split is the builtin's own, so this compares the two).
+test(a_split_made_a_character_at_a_time_is_the_builtins) :-
+    set_random(seed(193)),
+    Alpha = `ab ,/x`,
+    forall(between(1, 5000, _),
+           (   random_text(Alpha, 16, T), random_text(Alpha, 4, Sep), random_text(Alpha, 4, Pad),
+               split_string(T, Sep, Pad, Builtin),
+               string_codes(Sep, S0), sort(S0, SepCodes),
+               string_codes(Pad, P0), sort(P0, PadCodes),
+               atc_search_guard:split_long_(T, SepCodes, PadCodes, Made),
+               assertion(Made == Builtin)
+           )).
+
+test(a_split_at_many_distinct_characters_is_made_here, Parts == ["x", "", "y"]) :-
+    numlist(0x10000, 0x10000, [Wide]),
+    numlist(0x20000, 0x2FFFF, P0),                  % 65,536 pad characters
+    string_codes(Pad, [0' |P0]),
+    length(L, 2000), maplist(=(0' ), L),            % 2,000 spaces each side
+    string_codes(Blanks, L),
+    string_codes(WideSep, [Wide]),
+    atomic_list_concat([Blanks, x, ',', WideSep, y, Blanks], T0),
+    atom_string(T0, T),
+    string_length(T, N), search_pairs_max(Max), N * 65538 > Max,
+    string_concat(",", WideSep, Sep),
+    split_string(T, Sep, Pad, Parts).
+
 :- end_tests(search_guard).
