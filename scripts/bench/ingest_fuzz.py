@@ -120,11 +120,13 @@ def _load_json(text: str) -> tuple[str, object] | None:
 
 
 def _dump_json(kind: str, document: object) -> bytes:
+    """The document as the sample's kind writes it; a lone surrogate as its JSON escape
+    (``\\ud800``), as a JSON writer with ASCII output writes one."""
     if kind == "jsonl":
         text = "\n".join(json.dumps(record, ensure_ascii=False) for record in document) + "\n"
     else:
         text = json.dumps(document, ensure_ascii=False, indent=1)
-    return text.encode("utf-8", "surrogatepass")
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group(0)):04x}", text).encode()
 
 
 def _places(node: object, path: tuple = ()) -> Iterator[tuple[tuple, object, object]]:
@@ -402,6 +404,9 @@ def run_case(case: Case, seeded: Path, held: list[str], work: Path, tally: Tally
                 kept.write_bytes(case.data)
                 detail["kept"] = str(kept)
         tally.add(case.fmt, f"{outcome} ({label})", detail)
+        if detail is not None:
+            print(f"  DEFECT {json.dumps(detail, ensure_ascii=False)[:600]}", file=sys.stderr,
+                  flush=True)
     print(f"  {case.fmt} / {case.mutation}: " + ", ".join(f"{o} ({l})" for l, o, _ in outcomes),
           file=sys.stderr, flush=True)
 
@@ -435,8 +440,10 @@ def _commands(group, prefix=()) -> Iterator[tuple[tuple[str, ...], object]]:
             yield (*prefix, name), command
 
 
-def cli_cases(work: Path) -> Iterator[tuple[str, list[str], bytes | None, bool]]:
-    """(what, argv, stdin, may succeed) for every subcommand's odd command lines."""
+def cli_cases(work: Path, commands: set[str] | None = None
+              ) -> Iterator[tuple[str, list[str], bytes | None, bool]]:
+    """(what, argv, stdin, may succeed) for every subcommand's odd command lines (those whose
+    first word is in ``commands``, when given)."""
     import click
 
     from attention_cloud.cli import main
@@ -446,15 +453,20 @@ def cli_cases(work: Path) -> Iterator[tuple[str, list[str], bytes | None, bool]]
     fifo = work / "a-fifo"
     if not fifo.exists():
         os.mkfifo(fifo)
+    for command_name, what, argv, stdin, may_succeed in STDIN_CASES:
+        if commands is None or command_name in commands:
+            yield f"{' '.join(argv[:2])}: {what}", argv, stdin, may_succeed
     for path, command in _commands(main):
-        if path[0] in ("install", "uninstall", "bench"):
+        if path[0] in ("install", "uninstall", "bench") or (
+                commands is not None and path[0] not in commands):
             continue        # they write outside the home or run for minutes
         name = " ".join(path)
         arguments = [p for p in command.params if isinstance(p, click.Argument)]
         filler = ["x"] * sum(1 for a in arguments if a.required)
         yield f"{name}: unknown option", [*path, *filler, "--no-such-option"], None, False
         for option in (p for p in command.params if isinstance(p, click.Option)):
-            if option.is_flag or option.count or option.name in ("home", "help"):
+            if (option.is_flag or option.count or option.name in ("home", "help")
+                    or getattr(option, "_flag_needs_value", False)):   # its value is optional
                 continue
             flag = max(option.opts, key=len)
             yield f"{name}: {flag} without its value", [*path, *filler, flag], None, False
@@ -481,12 +493,30 @@ def cli_cases(work: Path) -> Iterator[tuple[str, list[str], bytes | None, bool]]
                            False)
 
 
-def run_cli(seeded: Path, work: Path, tally: Tally) -> None:
-    """Every odd command line against a copy of the seeded home."""
+#: ``-`` where stdin is documented (``atc remember -``, ``atc rules add -``), fed what breaks it;
+#: and ``-`` where it is not (a path named ``-`` that does not exist).
+STDIN_CASES = (
+    ("remember", "invalid UTF-8 on stdin", ["remember", "-"], b"\xff\xfe\xc3( retry budget", True),
+    ("remember", "NUL bytes on stdin", ["remember", "-", "--no-curate"], b"a\x00b retry", True),
+    ("remember", "5 MiB on stdin", ["remember", "-"], b"x" * (5 << 20), False),
+    ("remember", "nothing on stdin", ["remember", "-"], b"", False),
+    ("rules", "a clause that halts on stdin", ["rules", "add", "-", "--name", "odd"],
+     b"walk(X) :- halt.\n", False),
+    ("rules", "no name for stdin", ["rules", "add", "-"], b"walk(X) :- item(X).\n", False),
+    ("rules", "invalid UTF-8 on stdin", ["rules", "add", "-", "--name", "odd"],
+     b"walk(X) :- X = '\xff'.\n", True),
+    ("rules", "unterminated quote on stdin", ["rules", "add", "-", "--name", "odd"],
+     b"walk(X) :- X = 'open.\n", False),
+    ("ingest", "- as a path", ["ingest", "-"], b'[{"role": "user", "content": "hi"}]', False),
+)
+
+
+def run_cli(seeded: Path, work: Path, tally: Tally, commands: set[str] | None = None) -> None:
+    """Every odd command line (of ``commands``, when given) against a copy of the seeded home."""
     home = work / "cli-home"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(seeded, home, symlinks=True)
-    for what, argv, stdin, may_succeed in cli_cases(work):
+    for what, argv, stdin, may_succeed in cli_cases(work, commands):
         before = home_digest(home)
         try:
             done = atc(*argv, home=home, stdin=stdin, timeout=60)
