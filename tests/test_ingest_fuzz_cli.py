@@ -122,3 +122,30 @@ def test_show_source_of_a_json_record_holding_a_lone_surrogate_escape(tmp_path, 
     assert shown.exit_code == 0, shown.output
     verbatim = json_module.loads(shown.stdout)["verbatim"] if output else shown.stdout
     assert "the budget \\ud800 ran out after \\udfff three tries" in verbatim
+
+
+def test_show_source_of_a_record_in_a_json_document_after_a_byte_order_mark(tmp_path):
+    """A JSON export written with a UTF-8 BOM is ingested (the mark dropped); `atc show H
+    --source` read the file again without dropping it and refused every item, exit 1: `not
+    readable as UTF-8 JSON (Unexpected UTF-8 BOM ...)`."""
+    import json as json_module
+
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    chat = tmp_path / "chat.json"
+    chat.write_bytes(b"\xef\xbb\xbf" + json_module.dumps({"messages": [
+        {"role": "user", "content": "why do the retries stop"},
+        {"role": "assistant", "content": "the budget ran out after three tries"}]},
+        indent=1).encode())
+    home = tmp_path / "home"
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", str(chat), "--home", str(home)]).exit_code == 0
+    rows = json_module.loads(runner.invoke(main, ["query", "item_text(H, T)", "--format", "json",
+                                                  "--home", str(home)]).stdout)
+    assert len(rows) == 2
+    for row in rows:
+        shown = runner.invoke(main, ["show", row["H"], "--source", "--home", str(home)])
+        assert shown.exit_code == 0, shown.output
+        assert row["T"].split(": ", 1)[-1] in shown.stdout
