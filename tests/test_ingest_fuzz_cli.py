@@ -9,28 +9,15 @@ ingested into a new home and into one that already holds items, and a slice of t
 command lines. The bench runs the rest (`--per-format`, `--cli`)."""
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from bench_scripts import load_bench_script
 from test_ingest_formats import ONE_OF_EACH
 
-ROOT = Path(__file__).resolve().parent.parent
 
-
-def _load_fuzz():
-    spec = importlib.util.spec_from_file_location("ingest_fuzz",
-                                                  ROOT / "scripts" / "bench" / "ingest_fuzz.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ingest_fuzz"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
+fuzz = load_bench_script("ingest_fuzz")
 SEED = 33
 
 
