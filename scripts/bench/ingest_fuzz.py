@@ -570,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write outcomes and defects as JSON here")
     args = parser.parse_args(argv)
     formats = list(ONE_OF_EACH) if args.formats == "all" else args.formats.split(",")
+    unknown = [name for name in formats if name not in ONE_OF_EACH]
+    if unknown:
+        parser.error(f"no such format: {', '.join(unknown)} (atc ingest --list-formats)")
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="ingest-fuzz-") as tmp:
         work = Path(tmp)
