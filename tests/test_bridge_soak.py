@@ -13,16 +13,12 @@ the first leg's soak (the same code on the same system libswipl) for about a min
 """
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from attention_cloud.bridge import choose_backend
 from attention_cloud.bridge.janus_engine import locate_janus
+from bench_scripts import load_bench_script
 
-ROOT = Path(__file__).resolve().parent.parent
 CALLS = 25_000
 #: Calls of each kind before its measured ones. The benchmark's 20,000 were nearly half this
 #: test's work; after 2,000 (and after none) no kind grew by more than 0.1 MB over its 25,000
@@ -33,12 +29,7 @@ WARM = {"pyswip": 2_000}
 
 
 def _soak_module():
-    spec = importlib.util.spec_from_file_location("bridge_soak",
-                                                  ROOT / "scripts" / "bench" / "bridge_soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bridge_soak"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("bridge_soak")
 
 
 @pytest.mark.parametrize("backend", ["pyswip", "janus"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from attention_cloud.errors import InputError
@@ -146,6 +147,21 @@ def test_byte_order_mark_and_crlf_are_tolerated():
     result = parse_text(data, name="bom.jsonl")
     assert result.format == "claude-code"
     assert [i.text for i in result.items] == ["Goal after a BOM.", "Second goal."]
+
+
+def test_a_json_document_after_a_byte_order_mark_reads_as_without_it():
+    """Windows editors and PowerShell's UTF-8 write a BOM before a JSON export; every JSON
+    document format read none of it (`no openai records could be parsed ... line 1: invalid
+    JSON`, `not a ChatGPT export`), and an OpenAI Responses list kept 1 item of 5."""
+    from test_ingest_formats import FIXTURES, ONE_OF_EACH
+
+    for fmt, fixture in ONE_OF_EACH.items():
+        data = (FIXTURES / fixture).read_bytes()
+        name = Path(fixture).name
+        plain = parse_text(data, name=name)
+        marked = parse_text(b"\xef\xbb\xbf" + data, name=name)
+        assert (marked.format, [i.text for i in marked.items]) == \
+            (plain.format, [i.text for i in plain.items]), fmt
 
 
 _ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300)

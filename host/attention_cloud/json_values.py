@@ -8,7 +8,11 @@ So the CLI's ``--format json``, the MCP tools and ``atc serve`` all write them a
 """
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def strict_json(value: Any) -> Any:
@@ -21,3 +25,11 @@ def strict_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [strict_json(v) for v in value]
     return value
+
+
+def json_text(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as JSON text, non-ASCII characters as they are and a lone surrogate (what a
+    ``"\\ud800"`` escape in a transcript decodes to, no character and not encodable as
+    UTF-8) written back as its escape, as the file wrote it: text any output can print."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -3,7 +3,6 @@ behind an item."""
 from __future__ import annotations
 
 import functools
-import json
 import os
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from .bridge import Atom, Var, to_plain
 from .errors import BadArgument, InputError
 from .memory import Memory, session_apart
 from .ingest.pointers import parse_pointer, read_pointer
+from .json_values import json_text
 
 
 @serialised  # a long-open Memory first takes in other processes' writes
@@ -85,8 +85,7 @@ def _item(mem: Memory, handle: str, level: str, verbatim: bool) -> dict[str, Any
         # else it is where it was: a home written before line ranges points at a turn's first
         # line alone, and the pointer parsed now gives the whole turn
         source = read_pointer(now)
-        record["verbatim"] = source if isinstance(source, str) else json.dumps(
-            source, ensure_ascii=False, indent=2)
+        record["verbatim"] = source if isinstance(source, str) else json_text(source, indent=2)
     return record
 
 

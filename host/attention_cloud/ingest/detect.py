@@ -102,7 +102,7 @@ from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
 from .jsonlines import json_lines_head, reads_as_document
-from .source import WALKED_SUFFIXES, Source, fail, make_source, read_path
+from .source import WALKED_SUFFIXES, Source, fail, first_byte, make_source, read_path
 
 _LINES_TO_TRY = 50
 # A file up to this size is looked at whole; a larger one of JSON Lines, by its first lines.
@@ -153,7 +153,7 @@ def _detection_text_whole(source: Source) -> tuple[str, bool]:
         head = json_lines_head(source.data, 4 * _LINES_TO_TRY + 1)
         if head is not None:
             return head, False
-    if not source.decoded and source.data.lstrip()[:1] in (b"[", b"{"):
+    if not source.decoded and first_byte(source.data) in (b"[", b"{"):
         text = source.json_text  # a JSON document: its emoji as escapes, see Source.json_text
         if text is not None:
             return text, True

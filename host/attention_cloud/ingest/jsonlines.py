@@ -23,7 +23,7 @@ from .envelope import (
     scan_tag_blocks,
     strip_envelopes_in,
 )
-from .source import Source, fail, lines_of, require_text
+from .source import Source, content_start, fail, first_byte, lines_of, require_text
 
 _decode = json.JSONDecoder().decode  # json.loads less its per-call argument checks
 
@@ -99,7 +99,7 @@ def json_lines_head(data: bytes, lines: int) -> str | None:
     beyond doubt (its first non-blank line an object on its own, another line with text after
     it), else None. What tells a format apart is in its first lines, so a large session is
     recognised without decoding all of it."""
-    start = len(data) - len(data.lstrip())
+    start = content_start(data)
     end = data.find(b"\n", start)
     if end < 0 or data[start:start + 1] != b"{" or data[end:].isspace():
         return None
@@ -115,13 +115,14 @@ def json_lines_head(data: bytes, lines: int) -> str | None:
         if cut < 0:
             cut = len(data)
             break
-    return data[:cut].decode("utf-8", "replace")
+    head = data[:cut].decode("utf-8", "replace")
+    return head[1:] if head.startswith("\ufeff") else head
 
 
 def reads_as_document(data: bytes) -> bool:
     """True when :func:`json_document` decodes ``data`` whole: it starts with ``[``, or with
     ``{`` and is not JSON Lines beyond doubt (see :func:`json_lines_head`)."""
-    first = data.lstrip()[:1]
+    first = first_byte(data)
     return first == b"[" or (first == b"{" and json_lines_head(data, 0) is None)
 
 
@@ -139,7 +140,7 @@ def json_document(source: Source) -> Any | None:
         return None  # not JSON, or JSON Lines known from its first line: read a line at a time
     if kept is not None:
         return kept[0]  # format detection decoded it already
-    first = source.data.lstrip()[:1]
+    first = first_byte(source.data)
     text = source.json_text  # never the whole text at four bytes a character for one emoji
     if text is None:
         if first == b"[":

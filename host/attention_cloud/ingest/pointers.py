@@ -113,7 +113,7 @@ def read_pointer(pointer: str) -> Any:
         with open(target.path, "rb") as handle:
             data = as_utf8(handle.read(), target.path)  # the bytes as ingest read them
         if target.line is None:
-            value: Any = json.loads(data.decode("utf-8"))
+            value: Any = json.loads(data.decode("utf-8-sig"))  # a BOM dropped, as ingest does
         else:
             value = _lines(data, target.line, target.last_line or target.line, pointer)
     except OSError as error:

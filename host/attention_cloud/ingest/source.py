@@ -183,6 +183,26 @@ def _json_escape(match: re.Match[bytes]) -> bytes:
     return b"\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
 
 
+# A UTF-8 byte order mark (Windows editors and PowerShell write one), then ASCII whitespace
+# (what bytes.lstrip() strips), then the first byte that says what the data is.
+_LEAD = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\n\r\x0b\x0c]*")
+
+
+def content_start(data: bytes) -> int:
+    """Where ``data``'s content starts: after a UTF-8 byte order mark and the whitespace
+    before its first other byte (``len(data)`` when there is none). Read in place, never
+    copying a large file as ``data.lstrip()`` does."""
+    match = _LEAD.match(data)
+    return match.end() if match else 0
+
+
+def first_byte(data: bytes) -> bytes:
+    """The first byte of ``data``'s content (see :func:`content_start`): ``b"["`` or ``b"{"``
+    for a JSON document, a byte order mark before it or not; ``b""`` for none."""
+    start = content_start(data)
+    return data[start:start + 1]
+
+
 def one_line(name: str) -> str:
     """``name`` with control characters escaped, so error messages stay one line."""
     if name.isprintable():

@@ -27,7 +27,7 @@ from typing import Any
 from .chat_messages import ChatExportParser, add_chat_message, attachment_names
 from .collector import ItemCollector
 from .jsonlines import json_document, strip_document_envelopes
-from .source import Source, fail
+from .source import Source, fail, first_byte
 from .telegram_html import TelegramHtmlReader
 from .timefmt import TurnTime, read_time
 
@@ -88,7 +88,7 @@ class TelegramParser(ChatExportParser):
 
     def parse(self, source: Source) -> int:
         """Read every message of every chat; return how many there were."""
-        if source.data.lstrip()[:1] == b"<":  # the HTML export, Telegram Desktop's default
+        if first_byte(source.data) == b"<":  # the HTML export, Telegram Desktop's default
             return TelegramHtmlReader(self.collector, self.default_session,
                                       self.senders).parse(source)
         document = json_document(source)
