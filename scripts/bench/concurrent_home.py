@@ -65,28 +65,28 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def make_file(path: Path, key: str, turns: int) -> Path:
+    """A small chat whose every turn holds a token of its own (``tk<key>f<turn>t``), written
+    elsewhere and renamed into place (a watcher sees it whole)."""
+    lines = [f"{'User' if t % 2 == 0 else 'Assistant'}: step {t} of the rollout names "
+             f"tk{key}f{t}t and the {('payments', 'search', 'billing')[t % 3]} service"
+             for t in range(turns)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.parent.parent / f".{path.name}.part"
+    part.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(part, path)
+    return path
+
+
 def make_files(folder: Path, workers: int, per_worker: int, turns: int) -> dict[int, list[Path]]:
-    """Distinct small chats, each turn holding a token of its own (``tkWwFfTt``)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    files: dict[int, list[Path]] = {}
-    for w in range(workers):
-        files[w] = []
-        for f in range(per_worker):
-            lines = []
-            for t in range(turns):
-                who = "User" if t % 2 == 0 else "Assistant"
-                lines.append(f"{who}: step {t} of the rollout names tk{w}w{f}f{t}t "
-                             f"and the {('payments', 'search', 'billing')[t % 3]} service")
-            path = folder / f"w{w}-f{f}.txt"
-            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-            files[w].append(path)
-    return files
+    """Distinct small chats for each worker to ingest."""
+    return {w: [make_file(folder / f"w{w}-f{f}.txt", f"{w}w{f}", turns)
+                for f in range(per_worker)] for w in range(workers)}
 
 
 def file_tokens(path: Path) -> list[str]:
     """The tokens of a file's turns, one per turn."""
-    return [w for line in path.read_text(encoding="utf-8").splitlines()
-            for w in line.split() if w.startswith("tk") and w.endswith("t")]
+    return [t for line in path.read_text(encoding="utf-8").splitlines() for t in _tokens(line)]
 
 
 # --- a worker -----------------------------------------------------------------------------------
@@ -105,15 +105,31 @@ class Worker:
         self.receipts: list[str] = []
         self.n = 0
         self.mem: Any = None
+        self.lock_s = 0.0                   # seconds this call spent taking the write lock
         if self.kind == "api":
             from attention_cloud import Memory
+            self._time_the_lock()
             self.mem = Memory.open(self.home)
+
+    def _time_the_lock(self) -> None:
+        """Count the seconds every ``WriteLock.acquire`` of this process takes (waits)."""
+        from attention_cloud.home import WriteLock
+        acquire = WriteLock.acquire
+
+        def timed(lock: Any, *args: Any, **kwargs: Any) -> None:
+            began = time.monotonic()
+            try:
+                acquire(lock, *args, **kwargs)
+            finally:
+                self.lock_s += time.monotonic() - began
+
+        WriteLock.acquire = timed  # type: ignore[method-assign]
 
     def run(self) -> None:
         while time.time() < self.until:
             op = self.rng.choice(OPS)
-            wait = self.rng.choice((0.0, 0.0, 2.0, 8.0))
-            start = time.time()
+            wait = self.rng.choice((None, 0.0, 2.0, 8.0))   # None: ATC_LOCK_WAIT unset
+            start, self.lock_s = time.time(), 0.0
             entry: dict[str, Any] = {"worker": self.id, "kind": self.kind, "op": op,
                                      "pid": os.getpid(), "wait": wait, "start": start}
             try:
@@ -122,13 +138,16 @@ class Worker:
                 entry.update(self._api_failure(exc))
             # the call's own time: a frame's items looked up afterwards are the check's
             entry["seconds"] = round(time.time() - start - entry.pop("check_s", 0), 3)
+            if self.kind == "api" and op in WRITES:
+                entry["lock_s"] = round(self.lock_s, 3)
             self.log.write(json.dumps(entry) + "\n")
 
     # ---- what each op does, by the command line
 
-    def _atc(self, args: list[str], wait: float) -> dict[str, Any]:
+    def _atc(self, args: list[str], wait: float | None) -> dict[str, Any]:
+        env = _env(self.home) if wait is None else _env(self.home, ATC_LOCK_WAIT=str(wait))
         proc = subprocess.Popen(ATC + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, env=_env(self.home, ATC_LOCK_WAIT=str(wait)))
+                                text=True, env=env)
         self.pidfile.write_text(str(proc.pid))
         try:
             out, err = proc.communicate(timeout=self.bound)
@@ -149,12 +168,12 @@ class Worker:
         self.n += 1
         return f"rm{self.id}w{self.n}n"
 
-    def cli_ingest(self, wait: float) -> dict[str, Any]:
+    def cli_ingest(self, wait: float | None) -> dict[str, Any]:
         path = self.rng.choice(self.files)
         r = self._atc(["ingest", str(path), "--format", "text"], wait)
         return self._plain(r, file=str(path))
 
-    def cli_remember(self, wait: float) -> dict[str, Any]:
+    def cli_remember(self, wait: float | None) -> dict[str, Any]:
         token = self._fresh()
         r = self._atc(["remember", f"note {token} about the rollout window",
                        "--format", "json"] + (["--no-curate"] if self.rng.random() < .5 else []),
@@ -165,10 +184,10 @@ class Worker:
             return self._plain(r, token=token, handle=handle)
         return self._plain(r, token=token)
 
-    def cli_curate(self, wait: float) -> dict[str, Any]:
+    def cli_curate(self, wait: float | None) -> dict[str, Any]:
         return self._plain(self._atc(["curate"], wait))
 
-    def cli_hydrate(self, wait: float) -> dict[str, Any]:
+    def cli_hydrate(self, wait: float | None) -> dict[str, Any]:
         goal = self._goal()
         r = self._atc(["hydrate", goal, "--format", "json", "--budget", "600"], wait)
         if r["outcome"] != "ok":
@@ -182,16 +201,16 @@ class Worker:
         return self._plain(r, goal=goal, receipt=frame["receipt_id"], handles=handles,
                            unresolved=missing, check_s=time.time() - began)
 
-    def cli_query(self, wait: float) -> dict[str, Any]:
+    def cli_query(self, wait: float | None) -> dict[str, Any]:
         return self._plain(self._atc(["query", "item_kind(H, K)", "--limit", "5"], wait))
 
-    def cli_show(self, wait: float) -> dict[str, Any]:
+    def cli_show(self, wait: float | None) -> dict[str, Any]:
         if not self.remembered:
             return {"outcome": "skipped"}
         handle = self.rng.choice(self.remembered)
         return self._plain(self._atc(["show", handle], wait), handle=handle)
 
-    def cli_forget(self, wait: float) -> dict[str, Any]:
+    def cli_forget(self, wait: float | None) -> dict[str, Any]:
         if not self.remembered:
             return {"outcome": "skipped"}
         handle = self.rng.choice(self.remembered)
@@ -200,13 +219,13 @@ class Worker:
             self.remembered.remove(handle)
         return self._plain(r, handle=handle)
 
-    def cli_receipt(self, wait: float) -> dict[str, Any]:
+    def cli_receipt(self, wait: float | None) -> dict[str, Any]:
         if not self.receipts:
             return {"outcome": "skipped"}
         rid = self.rng.choice(self.receipts)
         return self._plain(self._atc(["receipt", rid], wait), receipt=rid)
 
-    def cli_stats(self, wait: float) -> dict[str, Any]:
+    def cli_stats(self, wait: float | None) -> dict[str, Any]:
         return self._plain(self._atc(["stats"], wait))
 
     def _goal(self) -> str:
@@ -229,29 +248,32 @@ class Worker:
         return {"outcome": outcome, "error": f"{type(exc).__name__}: {exc}"}
 
     def _write(self, wait: float, call: Any) -> Any:
-        os.environ["ATC_LOCK_WAIT"] = str(wait)
+        if wait is None:
+            os.environ.pop("ATC_LOCK_WAIT", None)
+        else:
+            os.environ["ATC_LOCK_WAIT"] = str(wait)
         try:
             return call()
         finally:
             self.mem.release()
 
-    def api_ingest(self, wait: float) -> dict[str, Any]:
+    def api_ingest(self, wait: float | None) -> dict[str, Any]:
         path = self.rng.choice(self.files)
         self._write(wait, lambda: self.mem.ingest([path], format="text"))
         return {"outcome": "ok", "file": str(path)}
 
-    def api_remember(self, wait: float) -> dict[str, Any]:
+    def api_remember(self, wait: float | None) -> dict[str, Any]:
         token = self._fresh()
         got = self._write(wait, lambda: self.mem.remember(
             f"note {token} about the rollout window", curate=self.rng.random() < .5))
         self.remembered.append(got.handle)
         return {"outcome": "ok", "token": token, "handle": got.handle}
 
-    def api_curate(self, wait: float) -> dict[str, Any]:
+    def api_curate(self, wait: float | None) -> dict[str, Any]:
         self._write(wait, self.mem.curate)
         return {"outcome": "ok"}
 
-    def api_hydrate(self, wait: float) -> dict[str, Any]:
+    def api_hydrate(self, wait: float | None) -> dict[str, Any]:
         goal = self._goal()
         frame = self.mem.hydrate(goal, budget=600)
         self.receipts.append(frame.receipt_id)
@@ -260,11 +282,11 @@ class Worker:
         return {"outcome": "ok", "goal": goal, "receipt": frame.receipt_id, "handles": handles,
                 "unresolved": missing}
 
-    def api_query(self, wait: float) -> dict[str, Any]:
+    def api_query(self, wait: float | None) -> dict[str, Any]:
         self.mem.query("item_kind(H, K)", limit=5)
         return {"outcome": "ok"}
 
-    def api_show(self, wait: float) -> dict[str, Any]:
+    def api_show(self, wait: float | None) -> dict[str, Any]:
         if not self.remembered:
             return {"outcome": "skipped"}
         handle = self.rng.choice(self.remembered)
@@ -272,7 +294,7 @@ class Worker:
         return {"outcome": "ok" if got is not None else "error", "handle": handle,
                 "error": "" if got is not None else "item() is None"}
 
-    def api_forget(self, wait: float) -> dict[str, Any]:
+    def api_forget(self, wait: float | None) -> dict[str, Any]:
         if not self.remembered:
             return {"outcome": "skipped"}
         handle = self.rng.choice(self.remembered)
@@ -280,14 +302,14 @@ class Worker:
         self.remembered.remove(handle)
         return {"outcome": "ok", "handle": handle}
 
-    def api_receipt(self, wait: float) -> dict[str, Any]:
+    def api_receipt(self, wait: float | None) -> dict[str, Any]:
         if not self.receipts:
             return {"outcome": "skipped"}
         rid = self.rng.choice(self.receipts)
         self.mem.receipt(rid)
         return {"outcome": "ok", "receipt": rid}
 
-    def api_stats(self, wait: float) -> dict[str, Any]:
+    def api_stats(self, wait: float | None) -> dict[str, Any]:
         self.mem.stats()
         return {"outcome": "ok"}
 
@@ -335,20 +357,67 @@ def run_soak(home: Path, work: Path, *, workers: int, seconds: float, seed: int,
     until = time.time() + seconds
     kinds = ["cli" if w % 2 == 0 else "api" for w in range(workers)]
     logs = [work / f"worker{w}.log" for w in range(workers)]
+    watched = work / "watched"
+    watched.mkdir()
+    watcher = subprocess.Popen(ATC + ["watch", str(watched), "--poll", "--interval", "1",
+                                      "--format-output", "json"],
+                               stdout=open(work / "watch.out", "w"),
+                               stderr=open(work / "watch.err", "w"), env=_env(home))
     procs = [subprocess.Popen(
         [sys.executable, __file__, "--worker", str(w), "--kind", kinds[w], "--home", str(home),
          "--files", os.pathsep.join(map(str, files[w])), "--until", str(until), "--bound",
          str(bound), "--log", str(logs[w]), "--seed", str(seed)],
         env=_env(home), stderr=open(work / f"worker{w}.err", "w")) for w in range(workers)]
+    kill_at = rng.uniform(seconds * 0.3, seconds * 0.6) + time.time() if kill else None
     killed: dict[str, Any] = {}
-    if kill:
-        time.sleep(rng.uniform(seconds * 0.3, seconds * 0.6))
-        killed = kill_one(rng, procs, logs, kinds)
+    fed: list[Path] = []
+    while time.time() < until:        # a new transcript for the watcher every few seconds
+        time.sleep(max(1.0, seconds / 12))
+        fed.append(make_file(watched / f"feed{len(fed)}.txt", f"{len(fed)}x", 4))
+        if kill_at and time.time() >= kill_at and not killed:
+            killed = kill_one(rng, procs, logs, kinds)
     for p in procs:
         p.wait(timeout=seconds + 4 * bound)
+    caught_up = _watch_caught_up(home, fed, bound)
+    watcher.send_signal(signal.SIGTERM)
+    watcher.wait(timeout=bound)
     entries = log_entries(logs)
-    return {"entries": entries, "killed": killed, "files": files,
-            "checks": check(home, entries, killed, files, bound)}
+    checks = check(home, entries, killed, files, bound, running=[watcher.pid])
+    checks.insert(1, ("watched", caught_up is not None and watcher.returncode == 0,
+                      f"{len(fed)} files fed to atc watch; all turns held once after "
+                      f"{caught_up if caught_up is None else round(caught_up, 1)} s more; "
+                      f"exit {watcher.returncode}"))
+    return {"entries": entries, "killed": killed, "files": files, "checks": checks}
+
+
+def _tokens(text: str) -> set[str]:
+    """The soak's tokens in ``text``: a file turn's ``tk...t``, a remembered note's ``rm...n``."""
+    return {w for w in text.split() if (w.startswith("rm") and w.endswith("n"))
+            or (w.startswith("tk") and w.endswith("t"))}
+
+
+def _held_tokens(home: Path) -> Counter:
+    """How many items hold each token (``tk...t``, ``rm...n``) in ``home``, as a new reader
+    sees them."""
+    from attention_cloud import Memory
+    held: Counter = Counter()
+    with Memory.open(home, create=False) as mem:
+        for row in mem.query("item(H)", limit=100000).rows:
+            held.update(_tokens(mem.item(row["H"]).text))
+    return held
+
+
+def _watch_caught_up(home: Path, fed: list[Path], bound: float) -> float | None:
+    """Seconds until every turn of every file fed to the watcher is held exactly once (None
+    past ``bound``)."""
+    began = time.time()
+    tokens = [t for path in fed for t in file_tokens(path)]
+    while time.time() - began < bound:
+        held = _held_tokens(home)
+        if all(held[t] == 1 for t in tokens):
+            return time.time() - began
+        time.sleep(2)
+    return None
 
 
 def _home_bytes(home: Path) -> Iterator[tuple[Path, bytes]]:
@@ -358,8 +427,10 @@ def _home_bytes(home: Path) -> Iterator[tuple[Path, bytes]]:
 
 
 def check(home: Path, entries: list[dict[str, Any]], killed: dict[str, Any],
-          files: dict[int, list[Path]], bound: float) -> list[tuple[str, bool, str]]:
-    """The checks of the module doc, each (name, passed, detail)."""
+          files: dict[int, list[Path]], bound: float,
+          running: list[int] = ()) -> list[tuple[str, bool, str]]:
+    """The checks of the module doc, each (name, passed, detail); ``running`` the pids of
+    processes up throughout (the watcher)."""
     from attention_cloud import Memory
     results: list[tuple[str, bool, str]] = []
     ok = [e for e in entries if e.get("outcome") == "ok"]
@@ -373,10 +444,8 @@ def check(home: Path, entries: list[dict[str, Any]], killed: dict[str, Any],
         texts = {h: mem.item(h).text for h in handles}
         held_by_token: dict[str, list[str]] = defaultdict(list)
         for h, text in texts.items():
-            for word in text.split():
-                if (word.startswith("rm") and word.endswith("n")) or \
-                        (word.startswith("tk") and word.endswith("t")):
-                    held_by_token[word].append(h)
+            for token in _tokens(text):
+                held_by_token[token].append(h)
         lost = [t for t, h in remembered.items() if h not in forgotten
                 and held_by_token.get(t) != [h]]
         turns = [t for f in ingested for t in file_tokens(Path(f))]
@@ -401,7 +470,7 @@ def check(home: Path, entries: list[dict[str, Any]], killed: dict[str, Any],
             or e.get("seconds", 0) > bound]
     results.append(("bounded", not slow, f"bound {bound:g} s; past it: {slow[:5]}"))
 
-    results.append(("refusals",) + _check_refusals(entries, killed))
+    results.append(("refusals",) + _check_refusals(entries, killed, running))
     unresolved = [h for e in ok if e["op"] == "hydrate" for h in e.get("unresolved", [])
                   if h not in tried_forget]
     results.append(("consistent frames", not unresolved,
@@ -425,9 +494,15 @@ def _framed_after_forget(ok: list[dict[str, Any]], forgotten: set[str]) -> list[
             if h in forgotten and e["start"] > gone[h]]
 
 
-def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any]) -> tuple[bool, str]:
-    """Each refusal: one line on stderr (the CLI), naming a pid that was in a call then."""
+def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any],
+                    running: list[int]) -> tuple[bool, str]:
+    """Each refusal: one line on stderr (the CLI), naming a pid that was in a call then (or
+    one of ``running``)."""
     alive: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for pid in running:
+        alive[pid].append((0, float("inf")))
+    if killed:          # up until its kill (a Python worker's call then was never logged)
+        alive[killed["pid"]].append((0, killed["at"]))
     for e in entries:
         for pid in (e.get("child"), e["pid"] if e["kind"] == "api" else None):
             if pid:
@@ -445,7 +520,7 @@ def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any]) -> tu
         named = text.split("(pid ", 1)[1].split(")", 1)[0] if "(pid " in text else ""
         if not named.isdigit():
             bad.append(f"names no holder: {text}")
-        elif int(named) == killed.get("pid") or not any(
+        elif not any(
                 s - 1 <= e["start"] + e["seconds"] and e["start"] <= t + 1
                 for s, t in alive.get(int(named), [])):
             bad.append(f"names pid {named}, in no call then: {text}")
@@ -457,7 +532,7 @@ def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any]) -> tu
 
 def summary(entries: list[dict[str, Any]]) -> str:
     """Calls, outcomes and durations per op, as a Markdown table."""
-    rows = ["| op | calls | ok | refused | waited (ok, wait > 0) | killed | error | median s | max s |",
+    rows = ["| op | calls | ok | refused | ok, allowed to wait | killed | error | median s | max s |",
             "|---|---|---|---|---|---|---|---|---|"]
     for op in OPS:
         es = [e for e in entries if e["op"] == op and e.get("outcome") != "skipped"]
@@ -465,10 +540,15 @@ def summary(entries: list[dict[str, Any]]) -> str:
             continue
         c = Counter(e["outcome"] for e in es)
         secs = sorted(e["seconds"] for e in es)
-        waited = sum(1 for e in es if e["outcome"] == "ok" and e["wait"] > 0 and op in WRITES)
+        waited = sum(1 for e in es if e["outcome"] == "ok" and e["wait"] != 0 and op in WRITES)
         rows.append(f"| {op} | {len(es)} | {c['ok']} | {c['refused']} | {waited} | "
                     f"{c['killed']} | {c['error'] + c['timeout']} | {secs[len(secs) // 2]:.2f} | "
                     f"{secs[-1]:.2f} |")
+    waits = sorted(e["lock_s"] for e in entries if "lock_s" in e)
+    if waits:
+        rows.append(f"\nPython API writers' time taking the lock: {len(waits)} calls, median "
+                    f"{waits[len(waits) // 2]:.2f} s, max {waits[-1]:.2f} s; "
+                    f"{sum(w > 0.1 for w in waits)} waited over 0.1 s")
     return "\n".join(rows)
 
 
