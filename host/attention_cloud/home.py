@@ -316,7 +316,7 @@ class WriteLock:
         if holder.isdigit() and not _pid_alive(int(holder)):
             # The process that wrote its pid is gone and the lock is still held: a process it
             # forked (with the lock's open file) holds it now.
-            who = f" (pid {holder} took the lock and has ended; a process it started holds it)"
+            who = f" (pid {holder} took the lock and has ended, and a process it started holds it)"
         else:
             who = f" (pid {holder})" if holder.isdigit() else ""
         return (f"{self.path.parent}: another process is writing to this memory home{who}; "

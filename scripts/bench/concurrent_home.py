@@ -532,8 +532,8 @@ def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any],
 
 def summary(entries: list[dict[str, Any]]) -> str:
     """Calls, outcomes and durations per op, as a Markdown table."""
-    rows = ["| op | calls | ok | refused | ok, allowed to wait | killed | error | median s | max s |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| op | calls | ok | refused | ok, allowed to wait | killed | error | median s "
+            "| max s |", "|---|---|---|---|---|---|---|---|---|"]
     for op in OPS:
         es = [e for e in entries if e["op"] == op and e.get("outcome") != "skipped"]
         if not es:
