@@ -130,3 +130,30 @@ def test_a_short_concurrent_run_with_a_kill_loses_doubles_and_leaks_nothing(tmp_
     done = {e["op"] for e in result["entries"] if e.get("outcome") == "ok"}
     assert "hydrate" in done and done & {"ingest", "remember", "curate"}, done  # it ran
     assert all(passed for _, passed, _ in result["checks"]), result["checks"]
+
+
+def test_a_reader_meeting_an_interrupted_erasure_does_not_wait_to_name_the_writer(
+        tmp_path, monkeypatch):
+    """A reader finishes an erasure a killed process left only when no one writes; one at
+    work is not waited for, also while the lock file names a dead process (the killed
+    forget's pid) and the live holder has not written its own yet."""
+    from attention_cloud import Memory
+    from attention_cloud import home as home_module
+    from attention_cloud.home import ERASURE_PLAN_FILE
+
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        mem.remember("the staging database is read-only on Fridays", curate=False)
+    _killed_writer(home)
+    (home / ERASURE_PLAN_FILE).write_text("{}", encoding="utf-8")   # never read: a writer works
+    monkeypatch.setattr(home_module, "HANDOVER_WAIT", 30.0)   # a writer's look again, long
+    go = tmp_path / "go"
+    holder = _holder(home, "release", 60, go)
+    try:
+        began = time.monotonic()
+        with Memory.open(home) as mem:
+            assert len(mem.query("item(H)").rows) == 1
+        assert time.monotonic() - began < 20      # before: 30 s looking for a holder's pid
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)

@@ -363,6 +363,8 @@ class Memory:
         from . import erasure   # only then: it imports most of the package (0.45 s of CPU)
 
         try:
+            if not self.lock.try_acquire():   # a writer at work: not waited for, not named
+                return
             self.acquire(wait=0)
         except (HomeError, OSError):
             return
