@@ -44,6 +44,14 @@ while not go.exists() and time.monotonic() < deadline:
 """
 
 
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty folder for the lock alone (WriteLock needs no memory in it)."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    return folder
+
+
 def _killed_writer(home: Path) -> int:
     """The pid of a writer SIGKILLed while it held the lock: its pid stays in the lock file."""
     proc = subprocess.Popen([sys.executable, "-c",
@@ -66,9 +74,7 @@ def _holder(home: Path, then: str, pause: float, go: Path) -> subprocess.Popen:
     return proc
 
 
-def test_a_writer_refused_after_a_killed_writer_names_the_new_holder_not_the_dead_one(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
+def test_a_writer_refused_after_a_killed_writer_names_the_new_holder_not_the_dead_one(home, tmp_path):
     dead = _killed_writer(home)
     go = tmp_path / "go"
     holder = _holder(home, "pid", 0.5, go)   # took the lock; its pid not written yet
@@ -85,9 +91,7 @@ def test_a_writer_refused_after_a_killed_writer_names_the_new_holder_not_the_dea
         holder.wait(timeout=60)
 
 
-def test_a_lock_given_back_while_a_writer_is_refused_is_taken_instead(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
+def test_a_lock_given_back_while_a_writer_is_refused_is_taken_instead(home, tmp_path):
     holder = _holder(home, "release", 0.3, tmp_path / "go")   # emptied, about to let go
     lock = WriteLock(home)
     try:
@@ -98,9 +102,7 @@ def test_a_lock_given_back_while_a_writer_is_refused_is_taken_instead(tmp_path):
         holder.wait(timeout=60)
 
 
-def test_a_lock_still_held_for_a_dead_writer_says_a_process_it_started_holds_it(tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
+def test_a_lock_still_held_for_a_dead_writer_says_a_process_it_started_holds_it(home, tmp_path):
     dead = _killed_writer(home)
     go = tmp_path / "go"
     # the lock's open file inherited by a process the writer forked: held, the pid dead
