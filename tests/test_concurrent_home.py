@@ -159,3 +159,40 @@ def test_a_reader_meeting_an_interrupted_erasure_does_not_wait_to_name_the_write
     finally:
         holder.kill()
         holder.wait(timeout=60)
+
+
+CHURN = """
+import os, sys, time
+from pathlib import Path
+folder = Path(sys.argv[1]); folder.mkdir(exist_ok=True)
+deadline = time.monotonic() + float(sys.argv[2])
+print("churning", flush=True)
+while time.monotonic() < deadline:       # what a writer's index swap or receipt pruning does
+    names = [folder / f"part-{i}.tmp" for i in range(40)]
+    for name in names:
+        name.write_bytes(b"x")
+    for name in names:
+        name.unlink()
+"""
+
+
+def test_stats_beside_a_writer_removing_files_counts_what_is_there(tmp_path):
+    """``stats`` sums the home's file sizes; a file a writer removed between the listing and
+    its size (a BM25 snapshot replaced, a receipt pruned) made it fail, FileNotFoundError
+    (the soak: ``lexical/snap-17/inv_counts.npy``), in a reader that takes no lock."""
+    from attention_cloud import Memory
+
+    home = tmp_path / "home"
+    with Memory.open(home) as mem:
+        mem.remember("the staging database is read-only on Fridays", curate=False)
+    churn = subprocess.Popen([sys.executable, "-c", CHURN, str(home / "lexical" / "snap-x"),
+                              "60"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert churn.stdout.readline().strip() == "churning"
+        with Memory.open(home) as mem:
+            deadline = time.monotonic() + 8
+            while time.monotonic() < deadline:
+                assert mem.stats()["disk_bytes"] > 0
+    finally:
+        churn.kill()
+        churn.wait(timeout=60)

@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,23 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
                          "empty $ATC_HOME): name a folder, or unset ATC_HOME for the default "
                          "~/.attention-cloud")
     return Path(raw if raw is not None else DEFAULT_HOME).expanduser().resolve()
+
+
+def files_bytes(folder: Path) -> int:
+    """Bytes of every file under ``folder`` (0 when it does not exist), as they are now. A
+    reader sums them beside a writer that removes files (a BM25 snapshot replaced, a receipt
+    pruned, a temporary file renamed): a file gone between the listing and its size counts
+    nothing, where it failed the whole call (FileNotFoundError)."""
+    total = 0
+    for top, _, names in os.walk(folder):      # a folder gone meanwhile is passed over
+        for name in names:
+            try:
+                st = os.stat(os.path.join(top, name))
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total
 
 
 def fsync_path(path: Path) -> None:

@@ -34,8 +34,8 @@ from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import BadArgument, HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
-from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
-                   require_home, resolve_home)
+from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, files_bytes, fsync_path,
+                   read_config, require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa: F401
                             find_transcripts, left_out, not_regular)
@@ -1166,7 +1166,7 @@ class Memory:
 
         out["cells"] = cells_stats(self)
         out["home"] = str(self.home)
-        out["disk_bytes"] = sum(p.stat().st_size for p in self.home.rglob("*") if p.is_file())
+        out["disk_bytes"] = files_bytes(self.home)   # beside writers removing files
         return out
 
 
