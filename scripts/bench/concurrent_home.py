@@ -197,7 +197,7 @@ class Worker:
         handles = [f["handle"] for f in frame["receipt"]["facts"]]
         began = time.time()
         missing = [h for h in handles if h.startswith("it_")
-                   and self._atc(["show", h, "--level", "L1"], 30)["rc"] != 0]
+                   and self._atc(["show", h, "--level", "L0"], 30)["rc"] != 0]   # L1: curated
         return self._plain(r, goal=goal, receipt=frame["receipt_id"], handles=handles,
                            unresolved=missing, check_s=time.time() - began)
 
