@@ -196,10 +196,12 @@ class Worker:
         self.receipts.append(frame["receipt_id"])
         handles = [f["handle"] for f in frame["receipt"]["facts"]]
         began = time.time()
-        missing = [h for h in handles if h.startswith("it_")
-                   and self._atc(["show", h, "--level", "L0"], 30)["rc"] != 0]   # L1: curated
+        shown = {h: self._atc(["show", h, "--level", "L0"], 30)   # not L1: curated only
+                 for h in handles if h.startswith("it_")}
+        missing = {h: s["stderr"][-1:] for h, s in shown.items() if s["rc"] != 0}
         return self._plain(r, goal=goal, receipt=frame["receipt_id"], handles=handles,
-                           unresolved=missing, check_s=time.time() - began)
+                           unresolved=list(missing), unresolved_why=missing,
+                           check_s=time.time() - began)
 
     def cli_query(self, wait: float | None) -> dict[str, Any]:
         return self._plain(self._atc(["query", "item_kind(H, K)", "--limit", "5"], wait))
