@@ -195,12 +195,15 @@ class Worker:
         frame = json.loads(r["_out"])
         self.receipts.append(frame["receipt_id"])
         handles = [f["handle"] for f in frame["receipt"]["facts"]]
-        began = time.time()
-        shown = {h: self._atc(["show", h, "--level", "L0"], 30)   # not L1: curated only
-                 for h in handles if h.startswith("it_")}
-        missing = {h: s["stderr"][-1:] for h, s in shown.items() if s["rc"] != 0}
+        began, shown, shows = time.time(), {}, []
+        for h in (h for h in handles if h.startswith("it_")):
+            at = time.time()
+            shown[h] = self._atc(["show", h, "--level", "L0"], 30)   # not L1: curated only
+            shows.append((shown[h]["child"], at, time.time()))  # a reader may write: a pid
+        # a show the soak's kill hit (-9) found nothing wrong
+        missing = {h: s["stderr"][-1:] for h, s in shown.items() if s["rc"] not in (0, -9)}
         return self._plain(r, goal=goal, receipt=frame["receipt_id"], handles=handles,
-                           unresolved=list(missing), unresolved_why=missing,
+                           unresolved=list(missing), unresolved_why=missing, shows=shows,
                            check_s=time.time() - began)
 
     def cli_query(self, wait: float | None) -> dict[str, Any]:
@@ -509,6 +512,8 @@ def _check_refusals(entries: list[dict[str, Any]], killed: dict[str, Any],
         for pid in (e.get("child"), e["pid"] if e["kind"] == "api" else None):
             if pid:
                 alive[pid].append((e["start"], e["start"] + e.get("seconds", 0)))
+        for pid, start, end in e.get("shows", []):   # a reader cutting a killed writer's tail
+            alive[pid].append((start, end))
     bad = []
     for e in entries:
         if e.get("outcome") != "refused":
