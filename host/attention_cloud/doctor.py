@@ -5,12 +5,8 @@ import importlib.util
 import platform
 
 from .errors import AtcError
-from .home import (check_not_foreign, config_warnings, embedder_file_missing, read_config,
-                   resolve_home)
-
-
-def _size(path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+from .home import (check_not_foreign, config_warnings, embedder_file_missing, files_bytes,
+                   read_config, resolve_home)
 
 
 def run_doctor(home: str | None) -> tuple[bool, list[str]]:
@@ -52,7 +48,7 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
     for name in ("journal.pl", "snapshot.qlf", "vectors", "receipts"):
         target = path / name
         if target.exists():
-            lines.append(f"  {name}: {_size(target) if target.is_dir() else target.stat().st_size} bytes")
+            lines.append(f"  {name}: {files_bytes(target) if target.is_dir() else target.stat().st_size} bytes")
     interrupted = _interrupted_erasure(path)
     if interrupted:
         lines.append(f"  {interrupted}")

@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,23 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
                          "empty $ATC_HOME): name a folder, or unset ATC_HOME for the default "
                          "~/.attention-cloud")
     return Path(raw if raw is not None else DEFAULT_HOME).expanduser().resolve()
+
+
+def files_bytes(folder: Path) -> int:
+    """Bytes of every file under ``folder`` (0 when it does not exist), as they are now. A
+    reader sums them beside a writer that removes files (a BM25 snapshot replaced, a receipt
+    pruned, a temporary file renamed): a file gone between the listing and its size counts
+    nothing, where it failed the whole call (FileNotFoundError)."""
+    total = 0
+    for top, _, names in os.walk(folder):      # a folder gone meanwhile is passed over
+        for name in names:
+            try:
+                st = os.stat(os.path.join(top, name))
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total
 
 
 def fsync_path(path: Path) -> None:
@@ -220,6 +238,24 @@ class WatcherMark:
         self._fd = None
 
 
+#: Seconds a writer refused the lock looks again while the lock file names no live holder
+#: (the lock changing hands: see :meth:`WriteLock._named_holder`).
+HANDOVER_WAIT = 1.0
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts: it exists)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class WriteLock:
     """An exclusive advisory lock on ``home/.lock``, taken before the first write."""
 
@@ -243,10 +279,12 @@ class WriteLock:
             os.close(self._fd)
             self._fd = None
 
-    def acquire(self, wait: float | None = None) -> None:
+    def acquire(self, wait: float | None = None, *, name_holder: bool = True) -> None:
         """Take the lock, waiting up to ``wait`` seconds (default :func:`lock_wait`: while a
         watcher follows the home) while another process holds it; then HomeError naming the
-        problem (:class:`~attention_cloud.errors.WriterBusy`: another writer is active)."""
+        problem (:class:`~attention_cloud.errors.WriterBusy`: another writer is active), which
+        names the holder: with ``name_holder``, while the lock file names no live process (the
+        lock changing hands) it looks again for up to HANDOVER_WAIT seconds first."""
         self._drop_inherited()
         if self._fd is not None:
             return
@@ -258,10 +296,13 @@ class WriteLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                    holder = self._named_holder(fd, HANDOVER_WAIT if name_holder else 0)
+                    if holder is None:          # it came free while we looked
+                        break
                     os.close(fd)
+                    alive = holder.isdigit() and _pid_alive(int(holder))
                     raise WriterBusy(self._taken_message(holder),
-                                     int(holder) if holder.isdigit() else None) from None
+                                     int(holder) if alive else None) from None
                 time.sleep(0.05)
         self._fd, self._pid = fd, os.getpid()
         # Who writes, for the message another writer gets (a long-open Memory in a script
@@ -269,16 +310,42 @@ class WriteLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
 
+    @staticmethod
+    def _named_holder(fd: int, look: float) -> str | None:
+        """The pid the lock file names, once it names a live process; None when the lock came
+        free meanwhile (this process took it on ``fd``). A writer takes the lock, then writes
+        its pid; it empties the file, then lets go; one killed leaves its pid behind: so for
+        a moment the file names no one, or a process that is gone, while the lock changes
+        hands. A refusal then named no holder (or a dead one), or refused a lock about to be
+        free: look again for up to ``look`` seconds, then say what the file says."""
+        deadline = time.monotonic() + look
+        while True:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            if (holder.isdigit() and _pid_alive(int(holder))) or time.monotonic() >= deadline:
+                return holder
+            time.sleep(0.02)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return None
+            except BlockingIOError:
+                pass
+
     def _taken_message(self, holder: str) -> str:
-        who = f" (pid {holder})" if holder.isdigit() else ""
+        if holder.isdigit() and not _pid_alive(int(holder)):
+            # The process that wrote its pid is gone and the lock is still held: a process it
+            # forked (with the lock's open file) holds it now.
+            who = f" (pid {holder} took the lock and has ended, and a process it started holds it)"
+        else:
+            who = f" (pid {holder})" if holder.isdigit() else ""
         return (f"{self.path.parent}: another process is writing to this memory home{who}; "
                 "run this again once it is done (a script's Memory gives the lock back at "
                 "release() or close()), or set ATC_LOCK_WAIT to the seconds to wait for it")
 
     def try_acquire(self) -> bool:
-        """Take the lock if free; False at once when another process holds it."""
+        """Take the lock if free; False at once when another process holds it (a reader that
+        would write only if it can does not wait for a holder to be named)."""
         try:
-            self.acquire(wait=0)
+            self.acquire(wait=0, name_holder=False)
             return True
         except HomeError:
             return False

@@ -34,8 +34,8 @@ from .api_lock import serialised
 from .bridge import Atom, Prolog, Term, Var, get_prolog, to_plain
 from .errors import BadArgument, HomeError, InputError, PrologError, UsageError
 from .heap import give_back_c_heap
-from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, fsync_path, read_config,
-                   require_home, resolve_home)
+from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, files_bytes, fsync_path,
+                   read_config, require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
 from .ingest.chat_pages import JSON_HELD, is_page, thread_json_session, thread_pages
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa: F401
@@ -368,6 +368,8 @@ class Memory:
         from . import erasure   # only then: it imports most of the package (0.45 s of CPU)
 
         try:
+            if not self.lock.try_acquire():   # a writer at work: not waited for, not named
+                return
             self.acquire(wait=0)
         except (HomeError, OSError):
             return
@@ -1208,7 +1210,7 @@ class Memory:
 
         out["cells"] = cells_stats(self)
         out["home"] = str(self.home)
-        out["disk_bytes"] = sum(p.stat().st_size for p in self.home.rglob("*") if p.is_file())
+        out["disk_bytes"] = files_bytes(self.home)   # beside writers removing files
         return out
 
 
