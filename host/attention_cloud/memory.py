@@ -37,7 +37,6 @@ from .heap import give_back_c_heap
 from .home import (ERASURE_PLAN_FILE, WriteLock, check_not_foreign, files_bytes, fsync_path,
                    read_config, require_home, resolve_home)
 from .ingest.subagents import GoalResolver, inherit_goal
-from .ingest.chat_pages import JSON_HELD, is_page, thread_json_session, thread_pages
 from .ingest.source import (DEFAULT_MAX_FILE_BYTES, TRANSCRIPT_SUFFIXES,  # noqa: F401
                             Found, find_transcripts, left_out, not_regular)
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
@@ -704,6 +703,10 @@ class Memory:
         them): the page gives the same messages under other handles
         (:data:`.chat_pages.JSON_HELD`). A page named as a path is left out too: reading it
         would only hold each message twice."""
+        # imported here: the chat-page readers import the date parser, which a process that
+        # never ingests (stats, query, hydrate) does not load (tests/test_cli_light_start.py)
+        from .ingest.chat_pages import JSON_HELD, thread_json_session, thread_pages
+
         pages = thread_pages(f.path for f in found if not f.problem)
         if not pages:
             return found
@@ -718,6 +721,8 @@ class Memory:
         thread's HTML pages memory holds items of (an earlier ingest read the export as HTML):
         its reading supersedes theirs (journal_supersede_sources/3), so no message is held
         twice."""
+        from .ingest.chat_pages import is_page, thread_json_session
+
         threads = {name: session for name in names if (session := thread_json_session(name))}
         if not threads:
             return {}
