@@ -412,7 +412,8 @@ def _date_order(texts: Iterable[str]) -> tuple[bool | None, str]:
         return spanned
     if any(a > 12 for a, _, _ in dates) or all(a == b for a, b, _ in dates):
         return None, ""  # numbers above 12 both first and second, or 05/05: no choice to say
-    if clock_style(written.values()) == OTHER_12_HOUR:  # "1:56 p. m.": not the US's AM/PM
+    # "1:56 p. m.": not the US's AM/PM; read from the values holding such dates alone
+    if clock_style(v for v in written.values() if NUMERIC_DATE.search(v)) == OTHER_12_HOUR:
         return True, (f"dates such as {example} could be day/month or month/day (no number "
                       "above 12, the messages in order either way): read as day/month, as a "
                       "12-hour clock written am/pm or p.m. (not the US's AM/PM) suggests")

@@ -504,8 +504,8 @@ def clock_style(written: Iterable[str]) -> str:
 def day_first_of(heads: Iterable[str], written_in: str) -> tuple[bool, str]:
     """``(day first?, note)`` for the numeric dates in ``heads`` (the parts of a file's lines
     that date its turns: speaker lines' times, headings, date lines), decided from all of them
-    by :func:`read_day_first`, how they write the clock counted; ``(False, "")`` without
-    any."""
+    by :func:`read_day_first`, how the heads holding them write the clock counted;
+    ``(False, "")`` without any."""
     dates: list[tuple[int, int, int]] = []
     example = ""
     clocks: list[str] = []
@@ -514,7 +514,8 @@ def day_first_of(heads: Iterable[str], written_in: str) -> tuple[bool, str]:
         if found and not dates:
             example = NUMERIC_DATE.search(head)[0]  # type: ignore[index]
         dates.extend(found)
-        clocks.append(head)
+        if found:   # the clock beside an A/B/YEAR date, not a relative stamp's ("어제 오후 9:03")
+            clocks.append(head)
     if not dates:
         return False, ""
     return read_day_first(dates, clock_style(clocks), written_in, example)
