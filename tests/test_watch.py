@@ -222,6 +222,7 @@ def test_other_writers_get_the_lock_between_batches_and_the_watcher_waits_for_th
             fh.write(_cc("u2", "Then backfill the ledger rows in batches of 10,000."))
         waiting = w.wait_for(lambda e: e["event"] == "waiting")
         assert "another process is writing" in waiting["why"]
+        assert "run this again" not in waiting["why"]   # it waits itself: no advice to rerun
         after_waiting = w.events.index(waiting) + 1
         time.sleep(1.0)
     finally:

@@ -101,11 +101,15 @@ class WriterBusy(HomeError):
 
     Attributes:
         holder: the pid that process wrote into the lock file, or None when unknown.
+        who: the message's first part, which says who writes, without the advice to run the
+            command again (what a process that waits by itself, such as ``atc watch``, logs).
     """
 
-    def __init__(self, message: str, holder: int | None = None) -> None:
+    def __init__(self, message: str, holder: int | None = None,
+                 who: str | None = None) -> None:
         super().__init__(message)
         self.holder = holder
+        self.who = message if who is None else who
 
 
 class EmbeddingError(AtcError):

@@ -301,8 +301,9 @@ class WriteLock:
                         break
                     os.close(fd)
                     alive = holder.isdigit() and _pid_alive(int(holder))
-                    raise WriterBusy(self._taken_message(holder),
-                                     int(holder) if alive else None) from None
+                    who = self._holder_sentence(holder)
+                    raise WriterBusy(f"{who}; {self._RUN_AGAIN}", int(holder) if alive else None,
+                                     who) from None
                 time.sleep(0.05)
         self._fd, self._pid = fd, os.getpid()
         # Who writes, for the message another writer gets (a long-open Memory in a script
@@ -330,16 +331,18 @@ class WriteLock:
             except BlockingIOError:
                 pass
 
-    def _taken_message(self, holder: str) -> str:
+    _RUN_AGAIN = ("run this again once it is done (a script's Memory gives the lock back at "
+                  "release() or close()), or set ATC_LOCK_WAIT to the seconds to wait for it")
+
+    def _holder_sentence(self, holder: str) -> str:
+        """What a refused writer is told of who writes (the lock file's pid ``holder``)."""
         if holder.isdigit() and not _pid_alive(int(holder)):
             # The process that wrote its pid is gone and the lock is still held: a process it
             # forked (with the lock's open file) holds it now.
             who = f" (pid {holder} took the lock and has ended, and a process it started holds it)"
         else:
             who = f" (pid {holder})" if holder.isdigit() else ""
-        return (f"{self.path.parent}: another process is writing to this memory home{who}; "
-                "run this again once it is done (a script's Memory gives the lock back at "
-                "release() or close()), or set ATC_LOCK_WAIT to the seconds to wait for it")
+        return f"{self.path.parent}: another process is writing to this memory home{who}"
 
     def try_acquire(self) -> bool:
         """Take the lock if free; False at once when another process holds it (a reader that

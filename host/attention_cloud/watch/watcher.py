@@ -373,7 +373,7 @@ class Watcher:
             except WriterBusy as exc:
                 if not said:   # who holds it; not the advice to run again: this waits itself
                     self.log({"event": "waiting", "time": _now_iso(),
-                              "why": str(exc).split("; ", 1)[0]})
+                              "why": exc.who})
                     said = True
             if self._stop is not None:
                 return False
