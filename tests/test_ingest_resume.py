@@ -203,6 +203,24 @@ def test_other_options_read_whole(tmp_path, decoded):
     assert other == parse(path, None, session="other", max_item_chars=2000)
 
 
+def test_points_are_kept_for_the_files_read_last_only(tmp_path, decoded):
+    """README: a Memory keeps where it left the 16 files it read last (a bound on what the
+    process holds); a file pushed out is read whole when it grows, the others read on."""
+    assert ReadPoints()._kept == 16
+    points, paths = ReadPoints(kept=2), [tmp_path / f"s{i}.jsonl" for i in range(3)]
+    for i, path in enumerate(paths):
+        path.write_bytes(synthetic_session(random.Random(20 + i), 30))
+        parse(path, points)
+    assert len(points) == 2
+    for path, whole in ((paths[0], True), (paths[2], False)):
+        grown = path.read_bytes() + synthetic_session(random.Random(40), 5)
+        path.write_bytes(grown)
+        decoded.clear()
+        result = parse(path, points)
+        assert (len(decoded) == nonblank_lines(grown)) is whole
+        assert result == parse(path, None)
+
+
 def test_a_raw_envelope_open_at_the_end_is_not_a_point_to_read_on_from(tmp_path, decoded):
     """An envelope written raw over lines drops every line to its close: a reading that ended
     inside one cannot be taken up (the lines after it may close it)."""
