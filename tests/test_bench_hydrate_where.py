@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from attention_cloud.bridge import Atom, Var
+
 BENCH = Path(__file__).resolve().parents[1] / "scripts" / "bench"
 sys.path.insert(0, str(BENCH))
 
-from hydrate_where import chosen, measure, report  # noqa: E402
+from hydrate_where import calls, chosen, measure, report  # noqa: E402
 
 GOALS = ["why do processor retries fail", "what did we decide about the retry policy"]
 
@@ -31,6 +33,20 @@ def test_every_part_of_a_frame_is_timed_and_the_engine_left_as_it_was(curated_sa
     assert "host callbacks" in text and any(goal in text for goal in GOALS)
     assert mem.pl.engine._callables == before
     assert "once" not in vars(mem.pl)
+    assert mem.hydrate(GOALS[0]).facts
+
+
+def test_calls_counts_the_frames_lookups_and_leaves_the_profiler_off(curated_samples):
+    """--calls: the figures a cut in lookups is measured by (item_/10 reads a frame)."""
+    mem = curated_samples
+    rows = calls(mem, GOALS, top=40)
+    assert len(rows) == 40
+    per_frame = [n for _, n, _ in rows]
+    assert per_frame == sorted(per_frame, reverse=True) and per_frame[-1] > 0
+    assert any(name == "atc_journal:item_/10" for name, _, _ in rows)
+    assert all(0 <= share <= 1 for _, _, share in rows)
+    (was,) = mem.pl.once("user:profiler", Var(), Atom("false"))   # the old state, kept off
+    assert str(was) == "false"
     assert mem.hydrate(GOALS[0]).facts
 
 

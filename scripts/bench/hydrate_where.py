@@ -17,12 +17,17 @@ and four tables are printed:
 * **clauses**: a pass over the same goals through hydrate.py's instrumented ``hydrate/3``
   (``PHASES_PL``) with every goal its own phase, ``jump_/9``'s goals too: mean CPU ms a frame of
   each (the nearest/4 call shows as ``catch``, the BM25 search as ``reader_fetch_``).
+* **calls** (with ``--calls N``): one more pass under SWI-Prolog's profiler
+  (``profiler/2``, ``profile_data/1``): the N predicates called most, calls a frame and their
+  share of the profiler's own-time samples (what a cut that saves lookups, such as ``item/1``
+  calls, is counted by).
 
 Process CPU counts every thread; on a shared machine it still grows with the load (caches,
 frequency), so compare runs made at the same load, or use ``hydrate_ab.py`` for an A/B.
 
     .venv/bin/python scripts/bench/hydrate_where.py --home HOME
     .venv/bin/python scripts/bench/hydrate_where.py --home HOME --only "last week" --rounds 3
+    .venv/bin/python scripts/bench/hydrate_where.py --home HOME --calls 30
 """
 from __future__ import annotations
 
@@ -129,6 +134,43 @@ def measure(mem: Any, goals: list[str], rounds: int, budget: int = 2000,
             "same": same}
 
 
+# SWI-Prolog's profiler over a run of goals: each predicate's calls and own-time samples.
+CALLS_PL = r"""
+:- module(bench_hydrate_calls, [calls_start/0, calls_rows/3]).
+calls_start :- reset_profiler, profiler(_, cputime).
+calls_rows(Top, Rows, Ticks) :-
+    profiler(_, false),
+    profile_data(Data),
+    get_dict(nodes, Data, Nodes),
+    aggregate_all(sum(T), ( member(Node, Nodes), get_dict(ticks_self, Node, T) ), Ticks),
+    findall(Calls-row(Name, Calls, Self),
+            ( member(Node, Nodes), get_dict(call, Node, Calls), Calls > 0,
+              get_dict(predicate, Node, PI), format(string(Name), "~q", [PI]),
+              get_dict(ticks_self, Node, Self) ), Keyed),
+    keysort(Keyed, Ascending), reverse(Ascending, Descending),
+    pairs_values(Descending, All),
+    length(All, N), K is min(Top, N), length(Rows, K), append(Rows, _, All).
+"""
+
+
+def calls(mem: Any, goals: list[str], top: int, budget: int = 2000,
+          plane: str = "default") -> list[tuple[str, float, float]]:
+    """One pass over ``goals`` under SWI-Prolog's profiler: the ``top`` predicates called most,
+    as (predicate, calls a frame, share of the own-time samples)."""
+    from attention_cloud.bridge import Var
+    from attention_cloud.hydration import hydrate
+
+    load_phases(mem, CALLS_PL, "bench_hydrate_calls")
+    mem.pl.once("bench_hydrate_calls:calls_start")
+    try:
+        for goal in goals:
+            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+    finally:
+        rows, ticks = mem.pl.once("bench_hydrate_calls:calls_rows", top, Var(), Var())
+    found = [(str(r.args[0]), int(r.args[1]), int(r.args[2])) for r in rows]
+    return [(name, n / len(goals), t / max(int(ticks), 1)) for name, n, t in found]
+
+
 def report(m: dict[str, Any], slowest: int, top: int) -> str:
     """The four tables as text."""
     ms = 1000.0
@@ -167,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the goals holding one of these texts ('last week', 'worker')")
     parser.add_argument("--slowest", type=int, default=12, help="slowest goals listed (default 12)")
     parser.add_argument("--top", type=int, default=25, help="clause goals listed (default 25)")
+    parser.add_argument("--calls", type=int, default=0, metavar="N",
+                        help="also the N predicates called most a frame, by SWI-Prolog's profiler")
     args = parser.parse_args(argv)
     from attention_cloud import Memory
     from attention_cloud.hydration import hydrate
@@ -181,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
     for goal in goals[: args.warmup]:
         hydrate(mem, goal, store_receipt=False)
     print(report(measure(mem, timed, args.rounds), args.slowest, args.top))
+    if args.calls:
+        print("predicates called most, calls a frame and share of all own-time samples:")
+        for name, per_frame, share in calls(mem, timed, args.calls):
+            print(f"  {name:<48} {per_frame:9.1f} {share:6.1%}")
     mem.close()
     return 0
 
