@@ -221,6 +221,27 @@ def test_points_are_kept_for_the_files_read_last_only(tmp_path, decoded):
         assert result == parse(path, None)
 
 
+def test_a_reader_that_cannot_be_kept_leaves_no_point_and_the_next_reading_is_whole(
+        tmp_path, decoded, monkeypatch):
+    """A reader state pickle refuses (a parser holding an open handle, a lock) keeps no point:
+    nothing half-kept, and the grown file is read whole, as it would be without points."""
+    from attention_cloud.ingest import resume
+
+    def refused(*_args, **_kwargs):
+        raise TypeError("cannot pickle '_thread.lock' object")
+
+    path, points = tmp_path / "s.jsonl", ReadPoints()
+    path.write_bytes(synthetic_session(random.Random(11), 30))
+    monkeypatch.setattr(resume.pickle, "dumps", refused)
+    parse(path, points)
+    assert len(points) == 0
+    grown = path.read_bytes() + synthetic_session(random.Random(12), 5)
+    path.write_bytes(grown)
+    decoded.clear()
+    assert parse(path, points) == parse(path, None)
+    assert len(decoded) == 2 * nonblank_lines(grown)
+
+
 def test_a_raw_envelope_open_at_the_end_is_not_a_point_to_read_on_from(tmp_path, decoded):
     """An envelope written raw over lines drops every line to its close: a reading that ended
     inside one cannot be taken up (the lines after it may close it)."""
