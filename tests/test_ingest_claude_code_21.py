@@ -88,7 +88,7 @@ def test_a_subagent_file_names_its_agent_and_waits_for_its_goal():
     assert result.subagent == "a7c1d2e"
     assert result.ignored == {"progress": 1}
     assert [(i.kind, i.speaker) for i in result.items] == [
-        ("turn", "assistant"), ("tool_result", ""), ("conclusion", "subagent")]
+        ("turn", "assistant"), ("tool_result", "subagent"), ("conclusion", "subagent")]
     assert {i.goal for i in result.items} == {""}   # parse_path alone does not resolve it
     assert all(links(i, "agent") == ["a7c1d2e"] for i in result.items)
 

@@ -104,3 +104,17 @@ def test_swe_agent_observations_are_results_never_goals():
     edits = [i for i in result.items if i.kind == "file_op" and "edit" in i.text]
     assert edits and edits[0].text.startswith("edit tests/missing_colon.py: lines 4-4")
     assert any(i.text.startswith("$ submit (submitted)\ndiff --git") for i in tool)
+
+
+@needs_claude
+def test_all_a_subagent_did_is_said_by_the_subagent():
+    # Its tool output and errors too, not only its words: in a frame a subagent's Grep or test
+    # run must not read as the main agent's. Only its prompt is the main agent's.
+    files = [p for p in CLAUDE.glob("*/subagents/agent-*.jsonl")
+             if not p.name.startswith("agent-acompact")]
+    assert files
+    for path in files:
+        items = parse_path(path).items
+        assert {i.kind for i in items} >= {"tool_result", "conclusion"}, path
+        assert [(i.role, i.speaker) for i in items if i.speaker != "subagent"] == [
+            ("user", "assistant")], path

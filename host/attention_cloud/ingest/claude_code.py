@@ -27,7 +27,9 @@ Claude Code 2.1:
   ``parentToolUseID``); the call's result item carries that goal and the link
   ``relation(H, launched_agent, Id)``. A subagent's own file names its ``agentId``
   (``subagent``; each item links ``relation(H, agent, Id)``); its items get the launching goal
-  from whoever resolves it (:mod:`.subagents`).
+  from whoever resolves it (:mod:`.subagents`). Every item of it is said by ``subagent`` (its
+  words, file operations, its calls' output and errors) but its prompt, said by ``assistant``
+  (the main agent wrote it).
 * A call that memory's own recall answered (the MCP ``hydrate`` or ``receipt`` tool, ``atc
   hydrate`` or ``atc receipt`` in a shell) makes no item, counted as ``memory recall``: the
   envelope is stripped before, and the receipt line, plain-text frame or printed receipt
@@ -454,8 +456,10 @@ class ClaudeCodeParser:
             links = links + (("sidechain", "true"),)
             if rec.agent:  # joins the launching call's relation(_, launched_agent, Id)
                 links = links + (("agent", rec.agent),)
-            # A sidechain is a subagent's own transcript: its "user" is the main agent's prompt.
-            speaker = {"assistant": "subagent", "user": "assistant"}.get(role, "")
+            # A sidechain is a subagent's own transcript: its "user" is the main agent's prompt,
+            # and all else in it (its words, its calls' output, its errors) is the subagent's
+            # work, so a frame does not pass it off as the main agent's.
+            speaker = "assistant" if role == "user" else "subagent"
         self.collector.add(
             record_no=rec.number,
             session=rec.session,
