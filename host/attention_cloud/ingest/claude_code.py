@@ -330,7 +330,8 @@ class ClaudeCodeParser:
         if text.startswith("<task-notification>"):
             self._task_notification(rec, index, text)
             return
-        kind = user_message_kind(text, is_sidechain=rec.sidechain)
+        kind = user_message_kind(text, is_sidechain=rec.sidechain,
+                                 goal=self.collector.goal(rec.session))
         if kind is None:
             self.collector.no_item(text)
         else:
