@@ -161,6 +161,8 @@ class ClaudeCodeParser:
         self.tasks: dict[str, ToolCall] = {}  # background task or agent id -> its call
         self.compaction_file = False
         self.open_calls = OpenCalls()  # calls whose result has not been read yet
+        self.last_session = ""  # the session of the last record that names one
+        self.session_uuids: set[str] = set()  # the records read since it began (or came back)
         self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system,
                          "attachment": self._attachment}
 
@@ -173,6 +175,7 @@ class ClaudeCodeParser:
                 self.collector.skip(number, 'not a Claude Code record (no "type")')
                 continue
             self.well_formed += 1
+            self._follow(record)
             read = self._readers.get(record_type)
             if read is None:  # other types produce no items by design, but are counted
                 self.collector.ignore(record_type)
@@ -188,6 +191,24 @@ class ClaudeCodeParser:
             read(rec, record)
         self.open_calls.remember()
         return self.well_formed
+
+    def _follow(self, record: dict[str, Any]) -> None:
+        """A resumed session (``claude --resume``) is written to a new file under a new id,
+        after a copy of the records it resumes (which keep their old id, so their items are
+        the ones read before): the new id goes on with the goal the old one had when its first
+        record follows on from one of the old id's (``parentUuid``). Records of another
+        conversation written into the file (no such link) start with no goal."""
+        session = record.get("sessionId")
+        if isinstance(session, str) and session and session != self.last_session:
+            parents = (record.get("parentUuid"), record.get("logicalParentUuid"))
+            if self.last_session and any(p in self.session_uuids for p in parents
+                                         if isinstance(p, str)):
+                self.collector.go_on(session, self.last_session)
+            self.last_session = session
+            self.session_uuids = set()
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            self.session_uuids.add(uuid)
 
     def _is_compaction(self, rec: _Record) -> bool:
         """True for a record of the compaction subagent: its prompt, or the summary it wrote."""
