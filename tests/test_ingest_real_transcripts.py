@@ -67,12 +67,14 @@ def test_subagent_items_carry_the_goal_of_the_turn_that_launched_them(real_home)
 
 @needs_claude
 def test_compaction_files_are_gated_out(real_home):
+    # but for the tool hooks' diagnostics Claude Code 2.1.39 kept only there (qa203)
     report, rows = real_home
     compaction = list(CLAUDE.glob("*/subagents/agent-acompact-*.jsonl"))
     assert compaction
-    assert not [r for r in rows if "acompact" in r["S"]]
+    kept = [r for r in rows if "acompact" in r["S"]]
+    assert kept and all(r["T"].startswith("PostToolUse:Edit hook: [") for r in kept)
     records = sum(sum(_record_types(p).values()) for p in compaction)
-    assert report.ignored["compaction"] == records
+    assert report.ignored["compaction"] == records - len(kept)
     assert not [r for r in rows if r["T"].startswith("This session is being continued")]
 
 
