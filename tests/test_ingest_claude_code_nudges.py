@@ -12,7 +12,7 @@ import pytest
 
 from attention_cloud.ingest import parse_path
 from attention_cloud.ingest.textutil import continues_goal
-from claude_code_21 import cc21_record
+from claude_code_21 import cc21_appender
 
 SID = "7a1c0de5-0000-4000-8000-00000000cafe"
 GOAL = "Work on bead shop-4te: make the cart total round half-even. Start with the first ready task."
@@ -47,15 +47,8 @@ def test_with_no_goal_yet_nothing_is_continued():
 
 def _session(tmp_path: Path, prompts: list[str]) -> Path:
     """Each prompt, then a Bash call and its result."""
-    records = []
-
-    def add(kind, content, **extra):
-        n = len(records) + 1
-        record = cc21_record(n, kind, content, session=SID, cwd="/home/dev/shop", branch="main",
-                             timestamp=f"2026-03-01T09:{n:02d}:00.000Z")
-        record.update(extra)
-        records.append(record)
-
+    records: list[dict] = []
+    add = cc21_appender(records, session=SID, cwd="/home/dev/shop", branch="main")
     for i, prompt in enumerate(prompts):
         add("user", prompt)
         add("assistant", [{"type": "tool_use", "id": f"toolu_{i}", "name": "Bash",
