@@ -24,6 +24,7 @@ CLAUDE = Path("/work/shared/data/claude-code-real")
     "continue until all are done",
     "Go on with the remaining tasks please",
     "/compact and continue with the reamining tasks",   # a slip of "remaining"
+    "/tools:work-loop keep going",                      # a namespaced command's name
     "keep going, finish the rest",
     "ok continue with the cart total",                  # its words are the goal's
 ])
@@ -36,6 +37,7 @@ def test_a_prompt_that_names_nothing_new_continues_the_goal(prompt):
     "now fix the flaky checkout test",
     "continue retaining the tasks",                     # "retaining" is no slip of "remaining"
     "continue " + "the " * 20 + "work",                 # too long to be a nudge
+    "/review",                                          # a command alone names its task
 ])
 def test_a_prompt_with_content_of_its_own_is_a_new_goal(prompt):
     assert not continues_goal(prompt, GOAL)

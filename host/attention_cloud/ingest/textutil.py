@@ -199,11 +199,11 @@ def continues_goal(text: str, goal: str) -> bool:
     if not goal:
         return False
     lowered = text.strip().lower().replace("'", "")
+    if lowered.startswith("/"):   # the command's name (/compact, /plugin:cmd): how, not what
+        lowered = lowered.partition(" ")[2]
     words = _LETTER_RUNS.findall(lowered)
     if not words or len(words) > _MAX_NUDGE_WORDS:
         return False
-    if lowered.startswith("/"):
-        words = words[1:]      # the command's name: how it was asked, not what
     known = {_singular(w) for w in _LETTER_RUNS.findall(goal.lower().replace("'", ""))}
     return all(
         w in STOPWORDS or w in _ACK_WORDS or w in _NUDGE_WORDS or w in _NUDGE_SLIPS
