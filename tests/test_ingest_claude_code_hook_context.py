@@ -78,6 +78,18 @@ def test_kept_from_the_compaction_file_it_is_the_sessions_not_a_subagents(tmp_pa
     assert result.ignored == {"compaction": 1}
 
 
+def test_in_a_subagents_own_file_it_is_the_subagents(tmp_path):
+    reminder = f"<system-reminder>\nPostToolUse:Edit hook additional context: {DIAGNOSTIC}\n</system-reminder>"
+    hook = _meta(2, reminder, isSidechain=True, agentId="a7c1d2e")
+    path = tmp_path / SID / "subagents" / "agent-a7c1d2e.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(hook) + "\n")
+    result = parse_path(path)
+    (item,) = result.items
+    assert (item.kind, item.speaker, result.subagent) == ("error", "subagent", "a7c1d2e")
+    assert ("agent", "a7c1d2e") in [(p, o) for _, p, o in item.relations]
+
+
 @pytest.mark.parametrize("text, counted", [
     # the prompt hook's frame and a session start's primer
     ("<system-reminder>\nUserPromptSubmit hook additional context: <memory-frame>…"

@@ -45,7 +45,7 @@ Claude Code 2.1:
 * A tool hook's additional context (``PostToolUse:Edit hook additional context: [COMPILE
   ERROR] …``: a check run after a call), a meta user record holding a reminder in 2.1.39 (in
   the real sessions only in the compaction subagent's file) or a ``hook_additional_context``
-  attachment, is the session's tool output, linked ``relation(H, hook, 'PostToolUse:Edit')``;
+  attachment, is the session's tool output (a subagent's in its own file), linked ``relation(H, hook, 'PostToolUse:Edit')``;
   a check that passed ("[FORMAT] ok") is no news. Other meta text and other hooks' context
   (the prompt hook's frame, a session start's primer) are not read.
 * What the user chose when the agent asked (an ``AskUserQuestion`` call) is the user's turn,
@@ -201,13 +201,15 @@ class ClaudeCodeParser:
                     self._progress(record)
                 continue
             rec = _Record(number, record, self.default_session, source.pointer_base)
-            if record_type == "user" and record.get("isMeta") is True and self._hook_context(rec):
+            compaction = self._is_compaction(rec)
+            if rec.sidechain and rec.agent and not compaction and not self.collector.subagent:
+                self.collector.subagent = rec.agent
+            if (record_type == "user" and record.get("isMeta") is True
+                    and self._hook_context(rec, compaction)):
                 continue
-            if self._is_compaction(rec):
+            if compaction:
                 self.collector.ignore("compaction")
                 continue
-            if rec.sidechain and rec.agent and not self.collector.subagent:
-                self.collector.subagent = rec.agent
             read(rec, record)
         self.open_calls.remember()
         return self.well_formed
@@ -230,23 +232,24 @@ class ClaudeCodeParser:
         if isinstance(uuid, str):
             self.session_uuids.append(uuid)
 
-    def _hook_context(self, rec: _Record) -> bool:
+    def _hook_context(self, rec: _Record, compaction: bool) -> bool:
         """Read a tool hook's additional context (``PostToolUse:Edit hook additional context:
         [COMPILE ERROR] …``), which Claude Code writes as a meta user record; True when it was
-        one. It is the session's own (a check run after a call), also where only the
-        compaction subagent's file kept it: never labelled a subagent's. Other meta text (a
-        skill's, the prompt hook's frame, a hook's blocking error that the call's own result
-        repeats) is not read here."""
+        one. A subagent's hook reports on the subagent's call; in the compaction subagent's
+        file (where 2.1.39 kept the session's own) it is the session's, not a subagent's.
+        Other meta text (a skill's, the prompt hook's frame, a hook's blocking error that the
+        call's own result repeats) is not read here."""
         found = _HOOK_CONTEXT.match(_joined_text(_content(rec.record)))
         if found is None:
             return False
+        if compaction:
+            rec.sidechain, rec.agent = False, ""
         self._hook_item(rec, found.group(1), found.group(2))
         return True
 
     def _hook_item(self, rec: _Record, hook: str, context: str) -> None:
         """The item of a tool hook's additional ``context``, said by ``hook`` (its event and
         tool, ``PostToolUse:Edit``)."""
-        rec.sidechain, rec.agent = False, ""
         news = _HOOK_TAGS.sub("", context).strip()   # "[FORMAT] ok": a check that passed
         kind = tool_output_kind(None, context, False)
         if kind is None or not news or is_acknowledgement(news):
