@@ -213,6 +213,7 @@ def continues_goal(text: str, goal: str) -> bool:
 
 
 def _singular(word: str) -> str:
+    """``word`` without a plural's "s" ("beads" -> "bead"), so a goal's word is known either way."""
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
