@@ -14,6 +14,22 @@ def cc21_record(n: int, kind: str, content: object, *, session: str, cwd: str, b
     }
 
 
+def cc21_appender(records: list[dict], *, session: str, cwd: str, branch: str,
+                  stamp: str = "2026-03-01T09:00:{n:02d}.000Z"):
+    """A function ``add(kind, content, **extra)`` that appends record ``len(records) + 1`` of
+    a session to ``records`` (``extra``: fields beside the message, e.g. ``toolUseResult``);
+    ``stamp`` is its timestamp, formatted with the record's number ``n``."""
+
+    def add(kind: str, content: object, **extra: object) -> None:
+        n = len(records) + 1
+        record = cc21_record(n, kind, content, session=session, cwd=cwd, branch=branch,
+                             timestamp=stamp.format(n=n))
+        record.update(extra)
+        records.append(record)
+
+    return add
+
+
 def recalled_frame(goal: str, receipt_id: str, day: str, recalled: str) -> str:
     """A frame as ``atc hydrate`` prints it for ``goal`` (its heading and status line), holding
     one item that says ``recalled`` on ``day`` (``Tue 2026-02-10``)."""

@@ -70,6 +70,11 @@ GOALS: list[tuple[str, tuple[str, ...]]] = [
     ("why does scrolling in xterm.js not work inside the page",
      ("xterm.js capturing all scroll events, preventing page scrolling",
       "it may prevent scroll events from bubbling up to parent elements")),
+    # what a check run after an edit reported (a PostToolUse hook's context: qa203)
+    ("what did credo flag in sync_transcripts.ex after the edit",
+     ("Function body is nested too deep (max depth is 2, was 3)",)),
+    ("why did pane_list_live.ex fail to compile",
+     ("undefined function session_status_badge/1",)),
 ]
 
 _SPACE = re.compile(r"\s+")

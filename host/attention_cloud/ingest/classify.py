@@ -7,7 +7,13 @@ from dataclasses import dataclass
 
 from .entities import looks_like_error
 from .frame_echo import strip_frame_echo
-from .textutil import head_and_tail, is_acknowledgement, is_bare_reply, strip_system_reminders
+from .textutil import (
+    continues_goal,
+    head_and_tail,
+    is_acknowledgement,
+    is_bare_reply,
+    strip_system_reminders,
+)
 from .tools import ToolCall
 
 # The head-and-tail cuts ingestion stored as L0 before L0 kept long texts whole. Handles are
@@ -51,15 +57,17 @@ _TODO_RESULT = "Todos have been modified successfully"
 _NO_CONTENT = "(no content)"
 
 
-def user_message_kind(text: str, *, is_sidechain: bool = False) -> str | None:
+def user_message_kind(text: str, *, is_sidechain: bool = False, goal: str = "") -> str | None:
     """``user_goal``, ``turn`` or None (noise) for cleaned user text.
 
     A sidechain prompt (a subagent's task, written by the main agent) is a turn: it must not
-    replace the user's goal. A bare reply ("no", "wait") is a turn for the same reason.
+    replace the user's goal. A bare reply ("no", "wait") is a turn for the same reason, and so
+    is a prompt that only urges the agent on with the active ``goal`` (when the reader passes
+    it): "continue implementation" continues the task the user set (:func:`continues_goal`).
     """
     if not text or is_acknowledgement(text):
         return None
-    if is_sidechain or is_bare_reply(text):
+    if is_sidechain or is_bare_reply(text) or continues_goal(text, goal):
         return "turn"
     return "user_goal"
 

@@ -196,6 +196,13 @@ class ItemCollector:
         state = self._sessions.get(session)
         return state.goal if state else ""
 
+    def go_on(self, session: str, earlier: str) -> None:
+        """``session`` goes on from ``earlier`` (a conversation resumed under a new id, its
+        history copied before it in the same file): it starts with ``earlier``'s active goal,
+        unless it has items of its own already."""
+        if session not in self._sessions and earlier in self._sessions:
+            self._sessions[session] = _Session(goal=self._sessions[earlier].goal)
+
     def add(
         self,
         *,

@@ -6,6 +6,7 @@ import json
 import math
 import re
 
+from ..embed.terms import STOPWORDS
 from .envelope import strip_tag_blocks
 
 GOAL_MAX_CHARS = 300
@@ -44,6 +45,33 @@ _ACK_PHRASES = (
 _REPLY_WORDS = frozenset("no nope nah stop wait hmm hm cancel abort".split())
 _REPLY_PHRASES = ("hold on", "not yet", "not now", "not that")
 _MAX_BARE_WORDS = 5
+# What a prompt that only urges the agent on is made of, beside acknowledgements and
+# stopwords ("continue implementation", "continue until all are done", "go on with the
+# remaining tasks"): it names no task of its own, so the task the user set stays the goal.
+_NUDGE_WORDS = frozenset(
+    """continue continuing proceed resume go going keep carry on ahead next rest remaining
+    remainder left task tasks step steps item items work working job jobs implementation
+    implementing implement finish finishing complete completing done everything all until
+    till again same more now please then""".split()
+)
+_MAX_NUDGE_WORDS = 12
+
+
+def _slips(words: frozenset[str]) -> frozenset[str]:
+    """What fast typing makes of the longer ``words``: two neighbouring letters swapped
+    ("reamining") or one left out ("implmentation")."""
+    out: set[str] = set()
+    for word in words:
+        if len(word) < 6:
+            continue
+        for i in range(len(word)):
+            out.add(word[:i] + word[i + 1:])
+            if i + 1 < len(word):
+                out.add(word[:i] + word[i + 1] + word[i] + word[i + 2:])
+    return frozenset(out - words)
+
+
+_NUDGE_SLIPS = _slips(_NUDGE_WORDS)
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 
 
@@ -160,6 +188,33 @@ def is_bare_reply(text: str) -> bool:
     if words is None or is_acknowledgement(text):
         return False
     return all(word in _ACK_WORDS or word in _REPLY_WORDS for word in words)
+
+
+def continues_goal(text: str, goal: str) -> bool:
+    """True for a short prompt that adds no content word of its own to the active ``goal``
+    ("continue implementation", "/compact and continue with the remaining tasks", "create
+    the beads" under "/create-beads …"): every word is a stopword, an acknowledgement, a word
+    that urges the agent on (or a slip of one), the slash command's name, or a word of the
+    goal. Such a prompt keeps the goal; False when there is no goal to keep."""
+    if not goal:
+        return False
+    lowered = text.strip().lower().replace("'", "")
+    if lowered.startswith("/"):   # the command's name (/compact, /plugin:cmd): how, not what
+        lowered = lowered.partition(" ")[2]
+    words = _LETTER_RUNS.findall(lowered)
+    if not words or len(words) > _MAX_NUDGE_WORDS:
+        return False
+    known = {_singular(w) for w in _LETTER_RUNS.findall(goal.lower().replace("'", ""))}
+    return all(
+        w in STOPWORDS or w in _ACK_WORDS or w in _NUDGE_WORDS or w in _NUDGE_SLIPS
+        or _singular(w) in known
+        for w in words
+    )
+
+
+def _singular(word: str) -> str:
+    """``word`` without a plural's "s" ("beads" -> "bead"), so a goal's word is known either way."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
 def strip_system_reminders(text: str) -> str:
