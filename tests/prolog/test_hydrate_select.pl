@@ -448,6 +448,36 @@ test(signature_bound_is_exact_for_two_words) :-
 
 :- end_tests(hydrate_jaccard).
 
+/* Which words and texts hold a digit (atc_hydrate:holds_digit_/1: the sentences compared on a
+   goal's words leave them out, and a record's numbers are its words that hold one). A word is
+   walked by its codes, a long text split at the digits: either tells what the split of any
+   text at "0123456789" tells, the digits of other scripts (Arabic-Indic, full width) not
+   counted, for strings and atoms, short and long. */
+
+digit_split_(Text) :-
+    split_string(Text, "0123456789", "", [_, _|_]).
+
+random_text_(Text) :-
+    random_between(0, 90, N),
+    length(Cs, N),
+    maplist([C]>>( random_member(C, [0'a, 0'Z, 0' , 0'_, 0'., 0'0, 0'5, 0'9, 0'/, 0'\x663, 0'\xFF13, 0'\xE9]) ), Cs),
+    (   maybe -> string_codes(Text, Cs) ; atom_codes(Text, Cs) ).
+
+:- begin_tests(hydrate_digits).
+
+test(a_digit_is_0_to_9_anywhere_in_the_text) :-
+    forall(member(T-Held, ["w3"-true, "3"-true, "abc"-false, ""-false, "retry_9x"-true,
+                           "\x663\"-false, "\xFF13\"-false, 'v2'-true, 'v'-false]),
+           (   atc_hydrate:holds_digit_(T) -> Held == true ; Held == false )).
+
+test(words_and_long_texts_answer_as_the_split_at_the_digits, [true(Wrong == [])]) :-
+    set_random(seed(201)),
+    findall(T, ( between(1, 3000, _), random_text_(T),
+                 \+ ( atc_hydrate:holds_digit_(T) -> digit_split_(T) ; \+ digit_split_(T) ) ),
+            Wrong).
+
+:- end_tests(hydrate_digits).
+
 long_words_(N, Words) :-
     length(Ws0, N),
     maplist([W]>>( random_between(1, 2000, K), format(string(W), "word~d", [K]) ), Ws0),
