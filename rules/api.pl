@@ -72,7 +72,7 @@
 % (the optimise flag): goal expansion loads it on first use, and on SWI-Prolog 9.2 that was
 % inside ladder.pl, whose flag the library then took, compiling its arithmetic past arith_guard
 :- use_module(bridge, [format_directive_in/2]).
-:- use_module(term_guard, [text_nesting_checked/1]).
+:- use_module(term_guard, [text_nesting_checked/1, term_depth_checked/1]).
 :- use_module(number_guard, [number_text_checked/1]).  % and wraps the builtins reading numbers
 :- use_module(isub_guard, []).       % wraps isub/4: its time grows as the cube of its texts
 :- use_module(arith_guard, []).      % wraps is/2 and comparisons: no big-integer step past a bound
@@ -836,8 +836,10 @@ user_code_refused_(Name, library_trusted) :-
                      crypto_password_hash]).
 
 %!  user_code_vet_(+Term) is det.
-%   Throw permission_error(call, sandboxed, What) when Term (a goal or a rule clause) names a
-%   module or a refused builtin anywhere. Text in Term (an atom, a string, a list of codes or
+%   Throw error(code_limit(depth, Max), _) when Term (a goal or a rule clause) nests deeper
+%   than the terms term_guard.pl writes (code_depth_checked_/1), and
+%   permission_error(call, sandboxed, What) when it names a module or a refused builtin
+%   anywhere. Text in Term (an atom, a string, a list of codes or
 %   characters) holding a format directive that runs code or allocates in one C call is
 %   refused too, wherever it stands, since format/2 may be reached through call/N with it:
 %   `~W` (write options, `portray_goal(G)` calls G), `~*c` and counts of 6 digits or more
@@ -848,7 +850,17 @@ user_code_vet_(Term) :-
     ->  type_error(acyclic_term, Term)
     ;   true
     ),
+    code_depth_checked_(Term),
     vet_(Term).
+
+% code_depth_checked_(+Term): Term nests no deeper than term_guard.pl's bound. Operators nest
+% without brackets, which the text's check counts alone, and SWI-Prolog compiles a control
+% construct (`,`, `;`, `->`, `\+`) by recursing in C on its nesting: a grantee's rules text of
+% 800 KB, `p :- true -> true -> ... true` 100,000 deep, ended the process (SIGSEGV in
+% assertz/1, under pyswip's engine without signal handling), `atc serve` with it.
+code_depth_checked_(Term) :-
+    catch(term_depth_checked(Term), error(term_limit(depth, Max), _),
+          throw(error(code_limit(depth, Max), _))).
 
 vet_(T) :-
     var(T), !.
@@ -953,6 +965,8 @@ prolog:error_message(query_text(more_than_one_goal)) -->
     [ 'the text holds more than one goal: join goals with a comma (`item(H), item_kind(H, K)`), not a full stop' ].
 prolog:error_message(nesting_limit(Max)) -->
     [ 'text nests brackets more than ~D deep'-[Max] ].
+prolog:error_message(code_limit(depth, Max)) -->
+    [ 'goal or clause nests terms more than ~D deep (operators such as `,`, `;` and `->` count): too deep to compile'-[Max] ].
 prolog:error_message(rules_limit(bytes, Max)) -->
     [ 'rules text is larger than ~D bytes'-[Max] ].
 prolog:error_message(rules_directive(D)) -->

@@ -3,6 +3,7 @@
             number_digits_max/1         % -Max
           ]).
 :- use_module(library(porter_stem), [tokenize_atom/2]).
+:- use_module(reader_lexis, [block_comment_end/2]).
 % Arithmetic compiled to VM instructions (this file only): the scanners below compare every
 % code of a text, and a call of a comparison goes through rules/arith_guard.pl's wrapper
 % (1,000,000 codes: 0.7 s scanned, 1.4 s through the wrapper).
@@ -67,7 +68,7 @@ text_(T, Len) :-
 % scan_(+Codes, +State, +Max): no numeral in Codes passes Max digits. States: out (between
 % tokens), ident (inside a name: its digits are no number), num(N) (a numeral of N digits so
 % far), sep(N) (after a digit group's `_`, where layout and comments may come before the next
-% group), block(N) and line(N) (inside such a comment). A walk of a code list: string_code/3
+% group) and line(N) (inside a line comment there). A walk of a code list: string_code/3
 % takes time growing with the index in SWI-Prolog 9.0 (0.6 s for 20,000 codes, 2.2 s for
 % 40,000).
 scan_([], _, _).
@@ -99,18 +100,14 @@ step_(num(N), C, Cs, Max, State, Rest) :-
 step_(sep(N), C, Cs, Max, State, Rest) :-
     (   code_type(C, space)
     ->  State = sep(N), Rest = Cs
-    ;   C =:= 0'/, Cs = [0'*|Rest0]
-    ->  State = block(N), Rest = Rest0
+    ;   C =:= 0'/, Cs = [0'*|Rest0]          % a comment ends where the reader ends it
+    ->  State = sep(N),                         % (nested ones too: rules/reader_lexis.pl)
+        (   block_comment_end(Rest0, Rest1) -> Rest = Rest1 ; Rest = [] )
     ;   C =:= 0'%
     ->  State = line(N), Rest = Cs
     ;   code_type(C, csym)
     ->  step_(num(N), C, Cs, Max, State, Rest)
     ;   step_(out, C, Cs, Max, State, Rest)
-    ).
-step_(block(N), C, Cs, _, State, Rest) :-
-    (   C =:= 0'*, Cs = [0'/|Rest0]
-    ->  State = sep(N), Rest = Rest0
-    ;   State = block(N), Rest = Cs
     ).
 step_(line(N), C, Cs, _, State, Cs) :-
     (   C =:= 0'\n -> State = sep(N) ; State = line(N) ).

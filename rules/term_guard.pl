@@ -12,6 +12,7 @@
             assertion/1                 % :Goal
           ]).
 :- use_module(library(sandbox)).
+:- use_module(reader_lexis, [bracket_depth/2]).
 % Arithmetic compiled to VM instructions (this file only): the scanners below compare every
 % code of a text, and a call of a comparison goes through rules/arith_guard.pl's wrapper
 % (1,000,000 codes: 0.7 s scanned, 1.4 s through the wrapper).
@@ -161,7 +162,8 @@ args_within_(I, Arity, T, Left) :-
 
 %!  text_nesting_checked(+Text) is det.
 %   Throw error(nesting_limit(Max), _) when Text (a goal, rules or a term to be read) nests
-%   brackets ((, [, {) deeper than term_depth_max/1, outside quotes and comments. SWI-Prolog's
+%   brackets ((, [, {) deeper than term_depth_max/1, outside quotes, character codes, comments
+%   and quasi-quoted text as SWI-Prolog's reader splits them (rules/reader_lexis.pl). Its
 %   reader recurses in C on nesting: 30,000 open brackets in a one-line query ended the
 %   process. A text no longer than the limit is not scanned.
 text_nesting_checked(Text) :-
@@ -169,45 +171,10 @@ text_nesting_checked(Text) :-
     (   string_length(Text, N),
         N > Max,
         string_codes(Text, Cs),
-        nest_(Cs, 0, 0, Depth),
+        bracket_depth(Cs, Depth),
         Depth > Max
     ->  throw(error(nesting_limit(Max), _))
     ;   true
-    ).
-
-% nest_(+Codes, +Depth, +Max0, -Max): the deepest bracket nesting of Codes.
-nest_([], _, M, M).
-nest_([C|Cs], D, M0, M) :-
-    (   C =:= 0'%
-    ->  skip_to_line_end_(Cs, Rest), nest_(Rest, D, M0, M)
-    ;   C =:= 0'/, Cs = [0'*|T]
-    ->  skip_block_comment_(T, Rest), nest_(Rest, D, M0, M)
-    ;   memberchk(C, [0'', 0'", 0'`])
-    ->  skip_quoted_(Cs, C, Rest), nest_(Rest, D, M0, M)
-    ;   C =:= 0'0, Cs = [0'', _|Rest]             % 0'c: a character code
-    ->  nest_(Rest, D, M0, M)
-    ;   memberchk(C, [0'(, 0'[, 0'{])
-    ->  D1 is D + 1, M1 is max(M0, D1), nest_(Cs, D1, M1, M)
-    ;   memberchk(C, [0'), 0'], 0'}])
-    ->  D1 is max(0, D - 1), nest_(Cs, D1, M0, M)
-    ;   nest_(Cs, D, M0, M)
-    ).
-
-skip_to_line_end_([], []).
-skip_to_line_end_([C|Cs], Rest) :-
-    (   C =:= 0'\n -> Rest = Cs ; skip_to_line_end_(Cs, Rest) ).
-
-skip_block_comment_([], []).
-skip_block_comment_([C|Cs], Rest) :-
-    (   C =:= 0'*, Cs = [0'/|T] -> Rest = T ; skip_block_comment_(Cs, Rest) ).
-
-skip_quoted_([], _, []).
-skip_quoted_([C|Cs], Q, Rest) :-
-    (   C =:= Q
-    ->  Rest = Cs
-    ;   C =:= 0'\\, Cs = [_|T]
-    ->  skip_quoted_(T, Q, Rest)
-    ;   skip_quoted_(Cs, Q, Rest)
     ).
 
 		 /*******************************

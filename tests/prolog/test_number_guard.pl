@@ -48,9 +48,11 @@ test(a_numeral_inside_a_term_is_refused, [error(syntax_error(number_too_long(100
     atomic_list_concat(['f(x, ', D, ')'], A),
     term_to_atom(_, A).
 
-% The reader takes digit groups as one numeral: `1_000_ 000`, `1 000 000`, `1_/*c*/000`.
+% The reader takes digit groups as one numeral: `1_000_ 000`, `1 000 000`, `1_/*c*/000`, and
+% a comment nested in that comment ends where the reader ends it (`/* /* */ 'x */` is one:
+% a scanner that ended it at the first `*/` read the quote as text and split the numeral).
 test(digit_groups_count_as_one_numeral,
-     [forall(member(Part, [`7_`, `7_ `, `7 `, `7_/**/`, `7_%c\n`])),
+     [forall(member(Part, [`7_`, `7_ `, `7 `, `7_/**/`, `7_%c\n`, `7_/* /* */ 'x */`])),
       error(syntax_error(number_too_long(100000)))]) :-
     repeated(100000, Part, Codes),
     term_to_atom(_, Codes).

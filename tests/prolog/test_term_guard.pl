@@ -60,5 +60,16 @@ test(text_nested_past_the_limit_is_refused, [error(nesting_limit(2000))]) :-
     length(Cs, 2001), maplist(=(0'[), Cs), atom_codes(A, Cs),
     text_nesting_checked(A).
 
+% The reader takes 0''' for the code of a quote, 16'FF for a number, '\x41\' for the atom A
+% and a comment nested in a comment as one: each hid the brackets after it from a scanner
+% that took every ' for a quote and the first */ for a comment's end.
+test(text_nesting_is_counted_as_the_reader_splits_the_text,
+     [forall(member(Before, ["X = 0''', ", "X = 16'FF, ", "X = '\\x41\\', ",
+                             "X = 1 /* /* */ ' */, ", "X = (+/*), ", "X = 0'\\', "])),
+      error(nesting_limit(2000))]) :-
+    length(Cs, 2001), maplist(=(0'[), Cs), string_codes(Open, Cs),
+    string_concat(Before, Open, Text),
+    text_nesting_checked(Text).
+
 :- end_tests(term_guard).
 
