@@ -193,6 +193,25 @@ def test_a_folder_given_as_rules_to_the_api_is_one_line(chat_home, tmp_path):
                     call()
 
 
+def test_rules_text_given_where_a_file_name_goes_is_not_repeated_whole(chat_home):
+    """`Memory.query(goal, rules=TEXT)` with the rules' text instead of a file's name (600 KB
+    of it) was refused with the whole text as the file's name, one line of 600 KB: the error
+    shows its head and size now, whichever way the name fails (too long for the file system,
+    or several lines that name no file)."""
+    from attention_cloud import Memory
+    from attention_cloud.errors import AtcError
+
+    texts = ("p :- true.\n" * 60_000, "walk(X) :- item(X).\nplane(p, q).")
+    with Memory.open(chat_home) as mem:
+        for text in texts:
+            with pytest.raises(AtcError) as raised:
+                mem.query("true", rules=text)
+            said = str(raised.value)
+            assert "\n" not in said and len(said) < 300, said[:400]
+            assert f"a text of {len(text):,} characters" in said, said
+            assert said.startswith(repr(" ".join(text.split())[:60])), said
+
+
 def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
                                                                                    tmp_path):
     """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with

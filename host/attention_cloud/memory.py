@@ -1338,13 +1338,13 @@ def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
         InputError: it cannot be read, or is not UTF-8 (``PATH: cannot read rules file
             (...)``).
     """
-    name = os.fspath(path)
-    if name == "-":
+    name = _path_shown(os.fspath(path))
+    if os.fspath(path) == "-":
         data = sys.stdin.buffer.read(MAX_RULES_BYTES + 1)
     else:
         try:
             # O_NONBLOCK: a FIFO with no writer opens at once, and fstat refuses it unread
-            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise UsageError(f"{name}: rules file not found") from None
         except OSError as exc:
@@ -1366,6 +1366,19 @@ def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{name}: cannot read rules file ({exc})") from None
+
+
+#: The most characters of a rules file's name an error repeats.
+PATH_SHOWN_CHARS = 200
+
+
+def _path_shown(name: str) -> str:
+    """A rules file's name as an error shows it, on one line: the text of a rule passed where
+    its file's name goes (``rules="p :- ..."``, 600 KB of it) would be repeated whole."""
+    if len(name) <= PATH_SHOWN_CHARS and name.isprintable():
+        return name
+    head = " ".join(name.split())[:60]
+    return f"{head!r}… (a text of {len(name):,} characters, given as a file's name)"
 
 
 def _rule_source(path: Path, name: Path | None = None) -> Term:
