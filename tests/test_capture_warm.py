@@ -322,12 +322,11 @@ def test_a_server_that_dies_mid_capture_leaves_the_turn_to_the_hook(tmp_path):
         assert captured and "via=process" in captured[-1] and " new=" in captured[-1]
         with Memory.open(home) as mem:
             assert mem.stats()["segments"] == {project_segment(CWD): mem.stats()["items"]}
-    finally:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 60     # and a server for the next turn
         while not any("recall-server started" in line for line in log_lines(home)):
-            if time.monotonic() > deadline:
-                break
+            assert time.monotonic() < deadline, log_lines(home)
             time.sleep(0.2)
+    finally:
         ask(home, {"stop": True})
 
 

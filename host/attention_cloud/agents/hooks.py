@@ -376,9 +376,14 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
     if not foreground and _detach():
         return                               # the parent: the hook is done
     try:
-        if not _captured_by_server(home, event, session, transcript, cwd):
+        served = _captured_by_server(home, event, session, transcript, cwd)
+        if not served:
             _ingest_session(home, event, session, transcript, cwd,
                             wait=None if foreground else CAPTURE_LOCK_WAIT_S)
+        if served is None and event == "stop":
+            from .recall_server import start
+
+            start(home)                      # after the capture: the next turn's is warm
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"session={session} error: {_describe(exc)}")
     finally:
@@ -387,12 +392,12 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
 
 
 def _captured_by_server(home: Path, event: str, session: str, transcript: str,
-                        cwd: str) -> bool:
-    """True when the home's recall server captured the session; False when none runs (one is
-    started for the next turn), it is off (``ATC_HOOK_SERVER=off``), it could not take the
-    write lock at once, or it failed (it logged why): the caller captures cold."""
+                        cwd: str) -> bool | None:
+    """True when the home's recall server captured the session; False when it is off
+    (``ATC_HOOK_SERVER=off``), could not take the write lock at once, or failed (it logged
+    why); None when none answered (none runs, or it died): the caller captures cold."""
     from ..errors import UsageError
-    from .recall_server import CAPTURE_TIMEOUT_S, ask, enabled, start
+    from .recall_server import CAPTURE_TIMEOUT_S, ask, enabled
 
     try:
         if not enabled():
@@ -403,8 +408,8 @@ def _captured_by_server(home: Path, event: str, session: str, transcript: str,
     answer = ask(home, {"capture": {"event": event, "session_id": session,
                                     "transcript_path": transcript, "cwd": cwd}},
                  timeout=CAPTURE_TIMEOUT_S)
-    if answer is None and event == "stop":
-        start(home)                          # the next turn is captured warm
+    if answer is None:
+        return None
     return isinstance(answer, dict) and answer.get("captured") is True
 
 
