@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shutil
 import socket
 import subprocess
 import sys
@@ -28,11 +27,9 @@ import pytest
 from attention_cloud import Memory
 from attention_cloud.agents.hooks import _ingest_session, capture_warm, project_segment
 from attention_cloud.agents.memory_host import MemoryHost
-from attention_cloud.ingest import jsonlines
 
-from test_ingest_resume import live, nonblank_lines, synthetic_session
+from test_ingest_resume import decoded, live, synthetic_session  # noqa: F401 (a fixture)
 
-ROOT = Path(__file__).resolve().parents[1]
 ATC = str(Path(sys.executable).parent / "atc")
 CWD = "/work/app"
 
@@ -51,20 +48,6 @@ def request(transcript: Path, session: str = "S1") -> dict:
 def log_lines(home: Path) -> list[str]:
     path = home / "hooks.log"
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-
-
-@pytest.fixture
-def decoded(monkeypatch) -> list[str]:
-    """Every JSON line the JSON Lines reader decodes, in order."""
-    lines: list[str] = []
-    real = jsonlines._decode
-
-    def counting(line: str):
-        lines.append(line)
-        return real(line)
-
-    monkeypatch.setattr(jsonlines, "_decode", counting)
-    return lines
 
 
 # -- what happens to the transcript and the server between turns ----------------------------

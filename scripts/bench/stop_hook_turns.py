@@ -18,7 +18,6 @@ versions of the code (``PYTHONPATH=<other checkout>/host``) can be compared on t
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -32,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_turn_cost import turn_records  # noqa: E402  (the same turns as that bench)
+from agent_turn_cost import live_digest, turn_records  # noqa: E402  (that bench's turns)
 
 SESSION = "agent-session"
 
@@ -175,16 +174,10 @@ def one_length(turns: int, more: int, detached: bool) -> dict:
         walls.append(wall)
         cpus.append(cpu)
     stop_server(home)
-    mem = Memory.open(home)
-    items = mem.query("item(H), item_text(H, T), item_seq(H, N), item_goal(H, G)",
-                      limit=1_000_000).rows
-    rungs = mem.query("rung(H, L, T)", limit=1_000_000).rows
-    digest = hashlib.sha256(json.dumps([
-        sorted((r["H"], r["T"], r["N"], r["G"]) for r in items),
-        sorted((r["H"], r["L"], r["T"]) for r in rungs)]).encode()).hexdigest()[:16]
-    mem.close()
+    with Memory.open(home) as mem:
+        items, digest = live_digest(mem)
     shutil.rmtree(root, ignore_errors=True)
-    return {"turns": turns, "items": len(items), "digest": digest,
+    return {"turns": turns, "items": items, "digest": digest,
             "wall": round(statistics.median(walls), 3), "cpu": round(statistics.median(cpus), 3),
             "walls": [round(w, 2) for w in walls]}
 
