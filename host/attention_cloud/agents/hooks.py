@@ -5,7 +5,9 @@
 the prompt from the project's memory, decides whether it is worth injecting
 (:mod:`.ambient`), and prints the hook's JSON output with the frame, in its envelope, as
 ``additionalContext``, or nothing. ``atc hook stop`` and ``atc hook session-end`` ingest and
-curate the session's transcript incrementally (a background process, so the agent never waits).
+curate the session's transcript incrementally (a background process, so the agent never waits),
+through the home's warm recall server when one runs (:func:`capture_warm`: it parses only what
+the turn appended), else in that process.
 
 **Project memory** is a segment named after the working directory:
 ``project:`` + the cwd with every run of characters other than letters and digits made one
