@@ -350,3 +350,6 @@ def test_an_erasure_drops_where_files_were_left(tmp_path, decoded):
         assert mem.ingest([log]).forgotten == 1
         assert len(decoded) >= nonblank_lines(log.read_bytes())
         assert not [r for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
+        # the file still holds the forgotten text: where this reading was left (which holds
+        # it too) is not kept, in this process or any that reads the file after
+        assert not [p for p in mem.read_points._points.values() if b"S3CRET" in p.state]

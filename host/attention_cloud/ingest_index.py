@@ -26,7 +26,7 @@ from typing import Any, Iterable
 
 from .bridge import Atom, Var
 from .home import fsync_path
-from .wire import decode_fields
+from .wire import decode_fields, wire_handle
 
 #: In the home: handles of an ingest batch whose BM25 entries may not be written yet.
 PENDING_FILE = "ingest.pending.jsonl"
@@ -69,14 +69,17 @@ def commit(mem: Any, encoded: list[str], marks: list[Any], launches: list[Any] =
     items stored without a goal (atc_journal:journal_adopt_launches/2)."""
     from .store import sync_journal
 
-    entries = entries_of(encoded) if mem.config.get("index_at_ingest", True) else []
-    if entries:
-        note_pending(mem, entries)
+    indexing = bool(encoded) and mem.config.get("index_at_ingest", True)
+    if indexing:
+        note_pending(mem, [wire_handle(wire) for wire in encoded])
     (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, list(launches),
                             Var())
     sync_journal(mem.home)
-    if entries:
-        index_new(mem, entries, (str(h) for h in counts["new_handles"]))
+    if indexing:
+        # entries of the new items only: a grown transcript gives every item again each time,
+        # and most are unchanged (their entries were added when they were new)
+        new = {str(h) for h in counts["new_handles"]}
+        index_new(mem, entries_of(w for w in encoded if wire_handle(w) in new), new)
     if counts["superseded"]:  # tombstoned: hits skip them; their entries need not stay
         drop_entries(mem, [str(h) for h in counts["superseded"]])
     # the arcs a refreshed item was in are gone with their rungs (curation forms them again
@@ -102,9 +105,9 @@ def _path(mem: Any) -> Any:
     return mem.home / PENDING_FILE
 
 
-def note_pending(mem: Any, entries: list[LexicalEntry]) -> None:
+def note_pending(mem: Any, handles: list[str]) -> None:
     """Record (fsynced) the handles of a batch about to be committed to the journal."""
-    line = json.dumps({"items": [e.handle for e in entries]}) + "\n"
+    line = json.dumps({"items": handles}) + "\n"
     with open(_path(mem), "a", encoding="utf-8") as fh:
         fh.write(line)
         fh.flush()

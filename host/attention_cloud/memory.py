@@ -250,7 +250,7 @@ class Memory:
                 self._pl.once("atc_api:api_close")
             finally:
                 self.lock.release()
-                self.session_rungs = None
+                self._forget_what_was_read()
                 self._closed = True
 
     def __enter__(self) -> "Memory":
@@ -269,7 +269,13 @@ class Memory:
         opened, so what follows is computed on the latest state."""
         self.lock.acquire(args.seconds("wait", wait, optional=True, zero=True))
         try:
+            (epoch,) = self.pl.once("atc_store:store_epoch", Var())
             self.pl.once("atc_api:api_prepare_write")
+            if self.pl.once("atc_store:store_epoch", Var())[0] != epoch:
+                # an erasure compacted the journal while this waited for the lock (the
+                # catch-up above read the new one): what this Memory kept of what it read
+                # before may hold forgotten text
+                self._forget_what_was_read()
             self._adopt_config()  # another writer may have moved the home to another embedder
         except BaseException:
             self.lock.release()
@@ -440,11 +446,16 @@ class Memory:
             self._jump.close()
             self._jump = None
         self.pl.once("atc_api:api_close")
-        self.session_rungs = None  # an erasure elsewhere: no rung of what it forgot stays here
-        self.read_points.forget()  # nor a reader's state holding its text
+        self._forget_what_was_read()
         self.config = read_config(self.home)
         self.open_info = open_store(self.pl, self.home, self.lock)
         self._seen = stamp
+
+    def _forget_what_was_read(self) -> None:
+        """After an erasure elsewhere: no rung of what it forgot stays here, nor a reader's
+        state holding its text (each transcript is read whole next time)."""
+        self.session_rungs = None
+        self.read_points.forget()
 
     def _adopt_config(self) -> None:
         """Read config.json again; when another process moved the home to another embedder
@@ -811,6 +822,11 @@ class Memory:
         report.new += counts["new"]
         report.unchanged += counts["unchanged"]
         report.forgotten += counts["forgotten"]
+        if counts["forgotten"]:
+            # their readings gave items an erasure forgot: where they were left holds the text
+            for _, parsed in batch:
+                if parsed.path:
+                    self.read_points.drop(os.path.abspath(parsed.path))
         report.new_handles.extend(str(h) for h in counts["new_handles"])
         if counts["unchanged"]:
             self._note_segments_kept(batch, segment, report)

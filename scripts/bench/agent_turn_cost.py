@@ -75,15 +75,22 @@ def one_length(turns: int, more: int) -> dict:
             call()
             cost[f"{step}_wall"].append(time.perf_counter() - wall)
             cost[f"{step}_cpu"].append(time.process_time() - cpu)
+    items, digest = live_digest(mem)
+    mem.close()
+    return {"turns": turns, "items": items, "digest": digest,
+            **{k: round(statistics.median(v), 4) for k, v in cost.items()}}
+
+
+def live_digest(mem) -> tuple[int, str]:
+    """How many live items memory holds, and a digest of them (handle, text, seq, goal) and of
+    every rung: equal digests, the same records."""
     items = mem.query("item(H), item_text(H, T), item_seq(H, N), item_goal(H, G)",
                       limit=1_000_000).rows
     rungs = mem.query("rung(H, L, T)", limit=1_000_000).rows
     digest = hashlib.sha256(json.dumps([
         sorted((r["H"], r["T"], r["N"], r["G"]) for r in items),
         sorted((r["H"], r["L"], r["T"]) for r in rungs)]).encode()).hexdigest()[:16]
-    mem.close()
-    return {"turns": turns, "items": len(items), "digest": digest,
-            **{k: round(statistics.median(v), 4) for k, v in cost.items()}}
+    return len(items), digest
 
 
 def main() -> None:

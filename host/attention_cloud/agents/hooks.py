@@ -5,7 +5,9 @@
 the prompt from the project's memory, decides whether it is worth injecting
 (:mod:`.ambient`), and prints the hook's JSON output with the frame, in its envelope, as
 ``additionalContext``, or nothing. ``atc hook stop`` and ``atc hook session-end`` ingest and
-curate the session's transcript incrementally (a background process, so the agent never waits).
+curate the session's transcript incrementally (a background process, so the agent never waits),
+through the home's warm recall server when one runs (:func:`capture_warm`: it parses only what
+the turn appended), else in that process.
 
 **Project memory** is a segment named after the working directory:
 ``project:`` + the cwd with every run of characters other than letters and digits made one
@@ -358,8 +360,11 @@ def _subagent_dir(transcript: str) -> str:
 def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = False) -> None:
     """``atc hook stop|session-end``: ingest and curate the session's transcript (and its
     subagent transcripts) into the project segment. In the background unless ``foreground``:
-    the hook returns at once and a detached process does the work. Never raises; errors go to
-    ``home/hooks.log``."""
+    the hook returns at once and a detached process does the work. The home's recall server,
+    when one runs, is asked to do it (it holds memory open and where it left each transcript,
+    so a turn costs what the turn added: see :mod:`.recall_server`); when none answers, or it
+    cannot write now, this process does it (a whole reading of the transcript). Never raises;
+    errors go to ``home/hooks.log``."""
     try:
         payload = read_payload(raw)
         session = _text_field(payload, "session_id", required=False)
@@ -373,8 +378,14 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
     if not foreground and _detach():
         return                               # the parent: the hook is done
     try:
-        _ingest_session(home, event, session, transcript, cwd,
-                        wait=None if foreground else CAPTURE_LOCK_WAIT_S)
+        served = _captured_by_server(home, event, session, transcript, cwd)
+        if not served:
+            _ingest_session(home, event, session, transcript, cwd,
+                            wait=None if foreground else CAPTURE_LOCK_WAIT_S)
+        if served is None and event == "stop":
+            from .recall_server import start
+
+            start(home)                      # after the capture: the next turn's is warm
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"session={session} error: {_describe(exc)}")
     finally:
@@ -382,10 +393,57 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
             os._exit(0)
 
 
+def _captured_by_server(home: Path, event: str, session: str, transcript: str,
+                        cwd: str) -> bool | None:
+    """True when the home's recall server captured the session; False when it is off
+    (``ATC_HOOK_SERVER=off``), could not take the write lock at once, or failed (it logged
+    why); None when none answered (none runs, or it died): the caller captures cold."""
+    from ..errors import UsageError
+    from .recall_server import CAPTURE_TIMEOUT_S, ask, enabled
+
+    try:
+        if not enabled():
+            return False
+    except UsageError as exc:                # ATC_HOOK_SERVER unreadable: the turn still counts
+        log(home, event, f"session={session} {one_line(exc, 'cli')}; captured without the server")
+        return False
+    answer = ask(home, {"capture": {"event": event, "session_id": session,
+                                    "transcript_path": transcript, "cwd": cwd}},
+                 timeout=CAPTURE_TIMEOUT_S)
+    if answer is None:
+        return None
+    return isinstance(answer, dict) and answer.get("captured") is True
+
+
+def capture_warm(request: Any, home: Path, memory: Any) -> dict[str, Any]:
+    """The recall server's answer to a capture request (``{"capture": {"event", "session_id",
+    "transcript_path", "cwd"}}``): ``{"captured": true}`` once done with ``memory`` (its
+    :class:`~.memory_host.MemoryHost`), ``{"captured": false, "why": ...}`` when another
+    process holds the write lock: the server never waits for it, as a prompt may be waiting
+    behind this request, so the hook's own process captures, waiting as usual."""
+    from ..errors import WriterBusy
+
+    if not isinstance(request, dict):
+        raise HookInputError("capture request is not a JSON object")
+    event = request.get("event")
+    if event not in ("stop", "session-end"):
+        raise HookInputError(f"capture request names no hook event ({event!r})")
+    session = _text_field(request, "session_id", required=False)
+    transcript = _text_field(request, "transcript_path")
+    cwd = _text_field(request, "cwd", required=False)
+    try:
+        _ingest_session(home, event, session, transcript, cwd, host=memory)
+    except WriterBusy as exc:
+        return {"captured": False, "why": one_line(exc, "cli")}
+    return {"captured": True}
+
+
 def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: str,
-                    wait: float | None = None) -> None:
+                    wait: float | None = None, host: Any = None) -> None:
     """Ingest and curate the session's files; ``wait``: seconds to wait for the write lock
-    (None: the usual wait, at once unless ``atc watch`` follows the home)."""
+    (None: the usual wait, at once unless ``atc watch`` follows the home). ``host``: the
+    recall server's :class:`~.memory_host.MemoryHost`, whose memory stays open (the lock is
+    taken at once or HomeError, and given back after); None opens the home for this call."""
     from ..memory import Memory
 
     paths = [transcript]
@@ -394,13 +452,25 @@ def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: 
         paths.append(sub)
     segment = project_segment(cwd or str(Path(transcript).parent))
     started = time.perf_counter()
-    with Memory.open(home) as mem:
-        mem.acquire(wait)
-        report = mem.ingest(paths, segment=segment, strict=False)
-        curated = mem.curate().as_dict() if report.new else {}
-    log(home, event, f"session={session} segment={segment} new={report.new} "
-                     f"unchanged={report.unchanged} curated={curated.get('items', 0)} "
-                     f"in {time.perf_counter() - started:.1f} s")
+    if host is None:
+        with Memory.open(home) as mem:
+            mem.acquire(wait)
+            report, curated = _ingest_and_curate(mem, paths, segment)
+    else:
+        mem = host.memory()
+        mem.acquire(0)
+        try:
+            report, curated = _ingest_and_curate(mem, paths, segment)
+        finally:
+            host.wrote()
+    log(home, event, f"session={session} segment={segment} via={'server' if host else 'process'} "
+                     f"new={report.new} unchanged={report.unchanged} "
+                     f"curated={curated.get('items', 0)} in {time.perf_counter() - started:.1f} s")
+
+
+def _ingest_and_curate(mem: Any, paths: list[str], segment: str) -> tuple[Any, dict[str, Any]]:
+    report = mem.ingest(paths, segment=segment, strict=False)
+    return report, (mem.curate().as_dict() if report.new else {})
 
 
 def _detach() -> bool:

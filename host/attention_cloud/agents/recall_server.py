@@ -7,9 +7,17 @@ a per-home **recall server** over a Unix socket (``home/hooks/recall.sock``, mod
 server keeps memory open and answers in milliseconds. When none answers, the hook starts one
 (detached) and answers this prompt itself, cold; the next prompt is warm.
 
-The server only reads memory (it writes receipts and the hook's per-session state, never the
-journal), so it takes no write lock and never stands in the way of ``atc ingest`` or the Stop
-hook; like the MCP server it reopens memory when the journal changed on disk. It exits after
+The server also captures for the Stop and SessionEnd hooks (:func:`.hooks.capture_warm`):
+it keeps where it left each transcript it read (:mod:`~attention_cloud.ingest.resume`, in
+this process's memory only), so a turn's capture parses the lines the turn appended, and
+the embedder and indexes are already loaded. For that it takes the write lock without
+waiting and gives it back when done (another writer at work: it answers that it did not
+capture, and the hook's own process captures cold, waiting as usual; a server that dies
+mid-capture leaves the journal at its last whole batch, and the hook's process, which got
+no answer, captures cold). Otherwise it only reads memory (it writes receipts and the hook's
+per-session state), so it never stands in the way of ``atc ingest``; like the MCP server it
+follows other writers, and reopens memory, dropping every kept reading, when the journal
+was compacted (an erasure). It exits after
 :data:`IDLE_S` seconds without a request, when its home is removed, or on ``{"stop": true}``.
 One server per home: it holds ``home/hooks/recall.lock`` (flock) while it runs.
 
@@ -34,6 +42,10 @@ IDLE_S = 1800
 
 #: How long the hook waits for the server's answer before answering itself.
 ANSWER_TIMEOUT_S = 20.0
+
+#: How long the capture hook's process waits for the server's capture (an ingest and a
+#: curate) before capturing cold itself (which then waits for the server's write lock).
+CAPTURE_TIMEOUT_S = 300.0
 
 _MAX_REQUEST = 8 * 1024 * 1024
 
@@ -171,6 +183,9 @@ def _answer(conn: socket.socket, home: Path, host: Any, user_prompt: Any) -> boo
     if request.get("stop"):
         conn.sendall(b'{"stopped": true}')
         return False
+    if "capture" in request:
+        _send(conn, _captured(request["capture"], home, host))
+        return True
     # A request this server cannot answer is answered with an error (the hook then answers
     # cold), never by ending the server: `[1]` or an option of the wrong type ended it.
     try:
@@ -188,11 +203,28 @@ def _answer(conn: socket.socket, home: Path, host: Any, user_prompt: Any) -> boo
         # read in the hook log, by a CLI user: the error's CLI words (AtcError.told)
         log(home, "recall-server", f"request not answered: {one_line(exc, 'cli')}")
         answer = {"error": one_line(exc, "cli")}
+    _send(conn, answer)
+    return True
+
+
+def _captured(request: Any, home: Path, host: Any) -> dict[str, Any]:
+    """The answer to a capture request (:func:`.hooks.capture_warm`); an error is logged and
+    answered, and the hook's process captures cold."""
+    from ..errors import one_line
+    from .hooks import capture_warm, log
+
+    try:
+        return capture_warm(request, home, host)
+    except Exception as exc:                          # noqa: BLE001 - the server lives on
+        log(home, "recall-server", f"capture not done: {one_line(exc, 'cli')}")
+        return {"error": one_line(exc, "cli")}
+
+
+def _send(conn: socket.socket, answer: dict[str, Any]) -> None:
     try:
         conn.sendall(json.dumps(answer).encode("utf-8"))
     except OSError:
-        pass
-    return True
+        pass    # the asker gave up waiting
 
 
 def recall(raw: bytes, home: Path, **options: Any) -> str:

@@ -17,7 +17,9 @@ Only readers that declare ``resumable = True`` are kept: their state after a rec
 on nothing but the records before it (a reader that decides something from the whole file
 first, such as the order of day and month in dates, or how speaker lines split turns, is
 read whole). Points live in the process that read the file (a :class:`ReadPoints` per
-``Memory``), never on disk, so nothing unpickled was written by anyone else.
+``Memory``), never on disk, so nothing unpickled was written by anyone else. A reader's state
+holds the texts of the items it read: every point is dropped at an erasure, and the point of a
+file whose reading gave an item an erasure forgot (the file still holds its text) is not kept.
 """
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ class ReadPoints:
                 self._points.popitem(last=False)
 
         source.at_last_line = keep
+
+    def drop(self, pointer_base: str) -> None:
+        """Drop the point of the file read at ``pointer_base`` (its next reading is whole)."""
+        self._points.pop(pointer_base, None)
 
     def __len__(self) -> int:
         """How many files' points are kept."""
