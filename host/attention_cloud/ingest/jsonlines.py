@@ -11,6 +11,8 @@ that would parse.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,10 +35,19 @@ def json_error_reason(error: json.JSONDecodeError) -> str:
     return f"invalid JSON: {error.msg} (column {error.colno})"
 
 
-def _number_error_reason(error: ValueError) -> str:
+def number_error_reason(error: ValueError) -> str:
     """Why a number Python will not convert was refused (an integer of over 4,300 digits
     raises a plain ValueError, not a JSONDecodeError)."""
     return "invalid JSON: " + str(error).split(":", 1)[0].lower()
+
+
+def number_error_line(text: str) -> int | None:
+    """The line of ``text`` holding the first integer longer than Python converts
+    (``sys.get_int_max_str_digits``), which the decoder's ValueError does not tell; None
+    when there is no limit or no such integer."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    return None if found is None else text.count("\n", 0, found.start()) + 1
 
 
 def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -84,7 +95,7 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
             collector.skip(number, reason)
             continue
         except ValueError as error:
-            collector.skip(number, _number_error_reason(error))
+            collector.skip(number, number_error_reason(error))
             continue
         if not isinstance(record, dict):
             collector.skip(number, "not a JSON object")
@@ -159,7 +170,7 @@ def json_document(source: Source) -> Any | None:
     except ValueError as error:
         if first == b"{" and some_line_parses(text):
             return None  # JSON Lines: the number fails its own line only
-        raise fail(source.name, _number_error_reason(error)) from None
+        raise fail(source.name, number_error_reason(error), number_error_line(text)) from None
 
 
 def _decode_error(text: str | None) -> json.JSONDecodeError | None:
