@@ -94,3 +94,28 @@ def test_a_mark_inside_the_text_is_kept_as_text():
     data = b"[10:02] Priya: the retry budget \x1a is four\n[10:03] Sam: noted, four it is\n"
     result = parse_text(data, name="chat.txt")
     assert any("\x1a" in item.text for item in result.items)
+
+
+# -- a JSON document saved in Latin-1 ---------------------------------------------------------
+
+def test_a_latin1_json_document_is_named_invalid_utf8_at_its_line():
+    """Before: read as JSON Lines, each of its lines invalid JSON: "no openai records could be
+    parsed (83 skipped; line 1: invalid JSON: Expecting property name ...)"."""
+    data = (FIXTURES / "openai_chat.json").read_bytes().replace(b"health check", b"sant\xe9 check", 1)
+    for format in (None, "openai"):
+        with pytest.raises(InputError) as caught:
+            parse_text(data, name="chat.json", format=format)
+        assert str(caught.value) == "chat.json:11: invalid UTF-8 (byte 0xe9 at column 29)"
+
+
+def test_a_latin1_line_of_json_lines_is_still_that_lines_loss_alone():
+    for fixture in ("openai_messages.jsonl", "claude_code_session.jsonl"):
+        lines = (FIXTURES / fixture).read_bytes().splitlines(keepends=True)
+        plain = parse_text(b"".join(lines), name=fixture)
+        for at in (0, 2):              # the first line too: JSON Lines known by its shape
+            damaged = list(lines)
+            damaged[at] = damaged[at].replace(b'": "', b'": "\xe9', 1)
+            result = parse_text(b"".join(damaged), name=fixture)
+            assert result.format == plain.format
+            assert [n for n, _ in result.skipped] == [at + 1] + [n for n, _ in plain.skipped]
+            assert "invalid UTF-8" in result.skipped[0][1]

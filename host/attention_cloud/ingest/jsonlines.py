@@ -154,9 +154,9 @@ def json_document(source: Source) -> Any | None:
     first = first_byte(source.data)
     text = source.json_text  # never the whole text at four bytes a character for one emoji
     if text is None:
-        if first == b"[":
+        if first == b"[" or not _first_line_is_a_record(source.data):
             require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
-        return None
+        return None  # JSON Lines: a line of invalid UTF-8 is that line's loss alone
     try:
         return json.loads(text)
     except RecursionError:
@@ -171,6 +171,20 @@ def json_document(source: Source) -> Any | None:
         if first == b"{" and some_line_parses(text):
             return None  # JSON Lines: the number fails its own line only
         raise fail(source.name, number_error_reason(error), number_error_line(text)) from None
+
+
+def _first_line_is_a_record(data: bytes) -> bool:
+    """Whether the first line of ``data`` (invalid UTF-8 in it replaced) is a JSON object on
+    its own: JSON Lines, not a document laid out over lines (``{`` alone on its first line),
+    whose invalid UTF-8 was read as each of its lines' invalid JSON ("no records could be
+    parsed ... line 1: invalid JSON") instead of named."""
+    start = content_start(data)
+    end = data.find(b"\n", start)
+    line = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+    try:
+        return isinstance(_decode(line), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _decode_error(text: str | None) -> json.JSONDecodeError | None:
