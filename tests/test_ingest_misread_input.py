@@ -119,3 +119,13 @@ def test_a_latin1_line_of_json_lines_is_still_that_lines_loss_alone():
             assert result.format == plain.format
             assert [n for n, _ in result.skipped] == [at + 1] + [n for n, _ in plain.skipped]
             assert "invalid UTF-8" in result.skipped[0][1]
+
+
+def test_a_record_appended_after_a_document_is_named_with_its_line():
+    """Before: "cannot detect format" for a chat export someone appended a line to."""
+    data = (FIXTURES / "openai_chat.json").read_bytes().rstrip() + \
+        b'\n{"role": "user", "content": "the retry budget is four"}\n'
+    line = data.count(b"\n")
+    with pytest.raises(InputError) as caught:
+        detect_format(data)
+    assert str(caught.value) == f"<text>:{line}: invalid JSON: Extra data (column 1)"

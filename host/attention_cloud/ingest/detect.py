@@ -102,7 +102,8 @@ from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
-from .jsonlines import json_lines_head, number_error_line, number_error_reason, reads_as_document
+from .jsonlines import (json_error_reason, json_lines_head, number_error_line, number_error_reason,
+                        reads_as_document)
 from .source import WALKED_SUFFIXES, Source, fail, first_byte, make_source, read_path
 
 _LINES_TO_TRY = 50
@@ -122,7 +123,8 @@ def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
     Raises:
         InputError: ``<name>: cannot detect format`` (or the reading error for a path, or
             why text that opens as JSON does not decode: an integer longer than Python
-            converts, with its line, or nesting deeper than the decoder allows).
+            converts, nesting deeper than the decoder allows, text after a whole document,
+            each with its line where known).
     """
     if isinstance(path_or_text, bytes):
         source = make_source(path_or_text, name="<text>")
@@ -250,16 +252,19 @@ class _WholeDecode:
 
 
 def _json_refusal(name: str, whole: _WholeDecode) -> InputError | None:
-    """Why text that opens as JSON and matched no format is no JSON at all, when the decoder
-    refused it for a reason other than its syntax: an integer longer than Python converts (a
-    plain ValueError, which "cannot detect format" hid) or nesting deeper than the decoder
-    allows. None otherwise (the text is undetected)."""
+    """Why text that opens as JSON and matched no format is no JSON at all, which "cannot
+    detect format" hid: an integer longer than Python converts (a plain ValueError), nesting
+    deeper than the decoder allows, or text after a whole document laid out over lines (never
+    JSON Lines: another record appended to it), with its line. None otherwise (the text is
+    undetected)."""
     try:
         whole()
     except RecursionError:
         return fail(name, "JSON nested too deeply")
-    except json.JSONDecodeError:
-        return None
+    except json.JSONDecodeError as error:
+        if error.msg != "Extra data" or not _opens_a_document(whole.text.strip()):
+            return None  # not JSON, JSON Lines, or a document cut short (as its reader says)
+        return fail(name, json_error_reason(error), error.lineno)
     except ValueError as error:
         return fail(name, number_error_reason(error), number_error_line(whole.text))
     return None
