@@ -270,6 +270,7 @@ class WriteLock:
         self.path = home / ".lock"
         self._fd: int | None = None
         self._pid = 0                  # the process that took it
+        self._ino = 0                  # the inode of the file it locked
         self._on_lost = on_lost
 
     @property
@@ -319,7 +320,7 @@ class WriteLock:
             # no longer names excludes no one; take the one it names now
             os.close(fd)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        self._fd, self._pid = fd, os.getpid()
+        self._fd, self._pid, self._ino = fd, os.getpid(), os.fstat(fd).st_ino
         # Who writes, for the message another writer gets (a long-open Memory in a script
         # holds the lock until it releases or closes: the user has to find it).
         os.ftruncate(fd, 0)
@@ -331,8 +332,11 @@ class WriteLock:
         new file's and may have written since, so going on would make two writers at once
         (their batches interleaved, each on a view missing the other's). The stale lock is let
         go of; the next write takes the lock again, after whatever holds it now."""
-        if _names(self.path, self._fd):
-            return
+        try:
+            if os.stat(self.path).st_ino == self._ino:  # one stat: a write call's usual case
+                return
+        except FileNotFoundError:
+            pass
         os.close(self._fd)
         self._fd = None
         if self._on_lost is not None:
