@@ -28,8 +28,8 @@ def seeded(tmp_path_factory):
 
 
 def _mutant(index: int, fmt: str):
-    made = sorted(fuzz.cases(fmt, ONE_OF_EACH[fmt], SEED, per_format=100, huge_mb=0),
-                  key=lambda case: case.mutation)
+    made = sorted(fuzz.cases(fmt, ONE_OF_EACH[fmt], SEED, per_format=100, huge_mb=0,
+                             encodings=False), key=lambda case: case.mutation)
     return made[(index * 7) % len(made)]
 
 
@@ -41,6 +41,38 @@ def test_a_damaged_transcript_is_ingested_readable_or_refused_leaving_the_home(
     tally = fuzz.Tally()
     fuzz.run_case(case, home, held, tmp_path, tally, None)
     assert not tally.defects, (case.mutation, tally.defects)
+
+
+#: The re-encoded and mixed mutants run here (the bench runs every format's): a JSON
+#: document's each, and a JSON Lines session's DOS ending and mixed records.
+ENCODED = [("openai", m) for m in ("UTF-16 LE with its mark", "UTF-16 BE without a mark",
+                                   "Latin-1", "CRLF line ends and a DOS end-of-file mark",
+                                   "NUL inside text", "another format's record")] + \
+    [("claude-code", m) for m in ("CRLF line ends and a DOS end-of-file mark",
+                                  "records of other formats mixed in")]
+
+
+@pytest.mark.parametrize("fmt, mutation", ENCODED, ids=[f"{f}-{m}" for f, m in ENCODED])
+def test_a_transcript_saved_otherwise_is_read_or_refused_for_its_real_problem(
+        seeded, tmp_path, fmt, mutation):
+    """Before: the chat export with a DOS end-of-file mark was refused as "cannot detect
+    format", as was the one with a record appended."""
+    home, held = seeded
+    (case,) = [c for c in fuzz.cases(fmt, ONE_OF_EACH[fmt], SEED, per_format=0, huge_mb=0)
+               if c.mutation.startswith(mutation)]
+    assert case.expect in ("read", "named")
+    tally = fuzz.Tally()
+    fuzz.run_case(case, home, held, tmp_path, tally, None)
+    assert not tally.defects, (case.mutation, tally.defects)
+
+
+def test_the_judge_holds_a_transcript_saved_otherwise_to_more_than_the_contract():
+    undetected = _done(1, "atc: chat.json: cannot detect format (try --format)\n")
+    named = _done(1, "atc: chat.json:11: invalid UTF-8 (byte 0xe9 at column 29)\n")
+    assert fuzz._unmet("read", named) == "refused a transcript only saved otherwise"
+    assert fuzz._unmet("named", undetected).startswith("'cannot detect format'")
+    assert fuzz._unmet("named", named) is None
+    assert fuzz._unmet("", undetected) is None
 
 
 def test_odd_command_lines_of_ingest_and_the_reading_commands_are_refused_in_one_line(

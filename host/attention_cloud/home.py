@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -175,6 +176,14 @@ def watcher_running(home: Path) -> bool:
     return flock_held(home / WATCHER_FILE) is True
 
 
+def _names(path: Path, fd: int) -> bool:
+    """Whether ``path`` names the file open on ``fd`` (not removed, nor replaced by another)."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
+
+
 class WatcherMark:
     """``home/watch.pid``: names the one watcher following a home and holds an exclusive
     ``flock`` on it while that watcher runs. Other writers see it (:func:`lock_wait`) and wait
@@ -204,11 +213,7 @@ class WatcherMark:
                     time.sleep(0.02)
                     continue
                 raise HomeError(self._refusal()) from None
-            try:                 # the file this locked may have been removed by its watcher
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
+            if _names(self.path, fd):  # the file this locked may have been removed by its watcher
                 break
             os.close(fd)
         self._fd = fd
@@ -259,10 +264,14 @@ def _pid_alive(pid: int) -> bool:
 class WriteLock:
     """An exclusive advisory lock on ``home/.lock``, taken before the first write."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, on_lost: Callable[[], None] | None = None) -> None:
+        """``on_lost`` is called when a write finds the lock's file removed while this
+        process held it (see :meth:`_require_still_named`), before the write is refused."""
         self.path = home / ".lock"
         self._fd: int | None = None
         self._pid = 0                  # the process that took it
+        self._ino = 0                  # the inode of the file it locked
+        self._on_lost = on_lost
 
     @property
     def held(self) -> bool:
@@ -287,29 +296,54 @@ class WriteLock:
         lock changing hands) it looks again for up to HANDOVER_WAIT seconds first."""
         self._drop_inherited()
         if self._fd is not None:
+            self._require_still_named()
             return
         deadline = time.monotonic() + (lock_wait(self.path.parent) if wait is None else wait)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = self._named_holder(fd, HANDOVER_WAIT if name_holder else 0)
-                    if holder is None:          # it came free while we looked
-                        break
+                if time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                holder = self._named_holder(fd, HANDOVER_WAIT if name_holder else 0)
+                if holder is not None:          # else it came free while we looked
                     os.close(fd)
                     alive = holder.isdigit() and _pid_alive(int(holder))
                     who = self._holder_sentence(holder)
                     raise WriterBusy(f"{who}; {self._RUN_AGAIN}", int(holder) if alive else None,
                                      who) from None
-                time.sleep(0.05)
-        self._fd, self._pid = fd, os.getpid()
+            if _names(self.path, fd):
+                break
+            # removed (or replaced) since this process opened it: a lock on a file the path
+            # no longer names excludes no one; take the one it names now
+            os.close(fd)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd, self._pid, self._ino = fd, os.getpid(), os.fstat(fd).st_ino
         # Who writes, for the message another writer gets (a long-open Memory in a script
         # holds the lock until it releases or closes: the user has to find it).
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
+
+    def _require_still_named(self) -> None:
+        """While held: HomeError when ``.lock`` was removed or replaced meanwhile (a user's
+        ``rm``, a cleanup script). The lock then held excludes no one: another writer took the
+        new file's and may have written since, so going on would make two writers at once
+        (their batches interleaved, each on a view missing the other's). The stale lock is let
+        go of; the next write takes the lock again, after whatever holds it now."""
+        try:
+            if os.stat(self.path).st_ino == self._ino:  # one stat: a write call's usual case
+                return
+        except FileNotFoundError:
+            pass
+        os.close(self._fd)
+        self._fd = None
+        if self._on_lost is not None:
+            self._on_lost()
+        raise HomeError(f"{self.path.parent}: the write lock file .lock was removed or replaced "
+                        "while this process held it, so another process may be writing; this "
+                        "write is refused: run it again")
 
     @staticmethod
     def _named_holder(fd: int, look: float) -> str | None:

@@ -11,10 +11,10 @@ empty ``journal.pl`` and the lock file, the lock free. Anything written there ke
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+from collections.abc import Iterator
 from pathlib import Path
-
-from .home import flock_held
 
 #: What opening a home writes before anything is committed: the write lock and the journal.
 _FRESH_FILES = frozenset({".lock", "journal.pl"})
@@ -47,11 +47,15 @@ def undo_made_home(made: list[Path]) -> bool:
     journal = home / "journal.pl"
     if journal.exists() and journal.stat().st_size:
         return False
-    if ".lock" in entries and not _lock_is_free(home / ".lock"):
-        return False                 # another process opened it meanwhile: it is theirs now
-    for name in entries:
-        with contextlib.suppress(FileNotFoundError):
-            (home / name).unlink()
+    with _lock_taken(home / ".lock") as taken:
+        if ".lock" in entries and not taken:
+            return False             # another process opened it meanwhile: it is theirs now
+        # held while the files go: a writer that opened the lock file before sees it removed
+        # once it gets the lock (WriteLock takes the one the path names), never writes in a
+        # home removed under it
+        for name in entries:
+            with contextlib.suppress(FileNotFoundError):
+                (home / name).unlink()
     for folder in reversed(made):
         try:
             folder.rmdir()
@@ -60,8 +64,21 @@ def undo_made_home(made: list[Path]) -> bool:
     return True
 
 
-def _lock_is_free(path: Path) -> bool:
+@contextlib.contextmanager
+def _lock_taken(path: Path) -> Iterator[bool]:
+    """Hold the write lock ``path`` (exclusive, without waiting) for the block: True when
+    taken, False when another process holds it or it cannot be opened."""
     try:
-        return flock_held(path, exclusive=True) is False
+        fd = os.open(path, os.O_RDWR)
     except OSError:
-        return False          # a lock that cannot be probed is taken for held
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+        else:
+            yield True
+    finally:
+        os.close(fd)

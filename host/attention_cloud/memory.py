@@ -159,7 +159,7 @@ class Memory:
         self._closed = False
         self._closed_by = "close() or the end of its with block"  # or by another Memory.open
         self._pid = os.getpid()          # the process that opened it (see _after_fork)
-        self.lock = WriteLock(home)
+        self.lock = WriteLock(home, on_lost=self._lost_the_lock)
         self.config = read_config(home)
         self._seen = writers_stamp(home)  # before reading: a write meanwhile is taken in next
         self._finished_erasure: Any = None  # a left erasure a call finished (finish_erasure)
@@ -312,6 +312,12 @@ class Memory:
             self.pl.once("atc_api:api_release")
             self._seen = writers_stamp(self.home)  # still the writer: every change so far is ours
             self.lock.release()
+
+    def _lost_the_lock(self) -> None:
+        """The write lock's file was removed while this Memory held it (see WriteLock): give
+        the journal back as :meth:`release` does, so that the next write catches up with what
+        another process wrote meanwhile instead of appending to this view of it."""
+        self._pl.once("atc_api:api_release")
 
     def _let_go_of_indexes(self) -> None:
         """After a write that failed: the indexes dropped without writing what they hold

@@ -27,7 +27,12 @@ Then, with every worker stopped, the checks (each a line; exit 1 when any fails)
 * *doctor*: ``atc doctor`` exits 0.
 
     nice .venv/bin/python scripts/bench/concurrent_home.py [--workers 6] [--seconds 60]
-        [--seed 1] [--bound 120] [--no-kill] [--keep DIR] [--json PATH]
+        [--seed 1] [--bound 120] [--no-kill] [--remove-lock N] [--keep DIR] [--json PATH]
+
+``--remove-lock N`` also removes ``home/.lock`` N times mid-run (a user's ``rm`` of what looks
+like a stale lock): the checks stand as they are (nothing acknowledged lost or doubled,
+nothing forgotten left), and a write refused because its lock's file went counts as *lock
+lost*, not as an error.
     nice .venv/bin/python scripts/bench/concurrent_home.py --handover-probe 5 [--rounds 3]
 
 ``--handover-probe`` instead counts, A/B, the refusals that name no holder while the lock
@@ -57,6 +62,8 @@ OPS = ("ingest", "remember", "curate", "hydrate", "query", "show", "forget", "re
 WRITES = frozenset({"ingest", "remember", "curate", "forget"})
 #: Words a writer refused for the lock must say: who holds it, and what to do.
 REFUSAL = "another process is writing to this memory home"
+#: What a write says when ``.lock`` was removed while its process held it (``--remove-lock``).
+LOCK_LOST = "the write lock file .lock was removed or replaced"
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -159,7 +166,8 @@ class Worker:
         self.pidfile.write_text("")
         outcome = ("timeout" if timed_out else "killed" if proc.returncode == -9
                    else "ok" if proc.returncode == 0
-                   else "refused" if REFUSAL in err else "error")
+                   else "refused" if REFUSAL in err
+                   else "lock lost" if LOCK_LOST in err else "error")
         return {"child": proc.pid, "rc": proc.returncode, "outcome": outcome,
                 "stderr": err.strip().splitlines()[-3:] if outcome != "ok" else [],
                 "stderr_lines": len(err.strip().splitlines()), "_out": out}
@@ -249,7 +257,8 @@ class Worker:
         from attention_cloud.errors import WriterBusy
         if self.mem is not None:
             self.mem.release()
-        outcome = "refused" if isinstance(exc, WriterBusy) else "error"
+        outcome = ("refused" if isinstance(exc, WriterBusy)
+                   else "lock lost" if LOCK_LOST in str(exc) else "error")
         return {"outcome": outcome, "error": f"{type(exc).__name__}: {exc}"}
 
     def _write(self, wait: float, call: Any) -> Any:
@@ -353,7 +362,7 @@ def kill_one(rng: random.Random, procs: list[subprocess.Popen], logs: list[Path]
 
 
 def run_soak(home: Path, work: Path, *, workers: int, seconds: float, seed: int, bound: float,
-             kill: bool) -> dict[str, Any]:
+             kill: bool, remove_lock: int = 0) -> dict[str, Any]:
     """Run the workers on ``home`` and return the log, the kill and the checks."""
     rng = random.Random(seed)
     home.mkdir(parents=True, exist_ok=True)
@@ -376,11 +385,22 @@ def run_soak(home: Path, work: Path, *, workers: int, seconds: float, seed: int,
     kill_at = rng.uniform(seconds * 0.3, seconds * 0.6) + time.time() if kill else None
     killed: dict[str, Any] = {}
     fed: list[Path] = []
+    # the home's lock file removed while (most likely) held, as a user's rm of a "stale" lock
+    removals = sorted(rng.uniform(seconds * 0.2, seconds * 0.9) + time.time()
+                      for _ in range(remove_lock))
+    removed = 0
     while time.time() < until:        # a new transcript for the watcher every few seconds
         time.sleep(max(1.0, seconds / 12))
         fed.append(make_file(watched / f"feed{len(fed)}.txt", f"{len(fed)}x", 4))
         if kill_at and time.time() >= kill_at and not killed:
             killed = kill_one(rng, procs, logs, kinds)
+        while removals and time.time() >= removals[0]:
+            removals.pop(0)
+            try:
+                (home / ".lock").unlink()
+                removed += 1
+            except FileNotFoundError:
+                pass
     for p in procs:
         p.wait(timeout=seconds + 4 * bound)
     caught_up = _watch_caught_up(home, fed, bound)
@@ -392,7 +412,8 @@ def run_soak(home: Path, work: Path, *, workers: int, seconds: float, seed: int,
                       f"{len(fed)} files fed to atc watch; all turns held once after "
                       f"{caught_up if caught_up is None else round(caught_up, 1)} s more; "
                       f"exit {watcher.returncode}"))
-    return {"entries": entries, "killed": killed, "files": files, "checks": checks}
+    return {"entries": entries, "killed": killed, "files": files, "checks": checks,
+            "locks_removed": removed}
 
 
 def _tokens(text: str) -> set[str]:
@@ -600,6 +621,9 @@ def main() -> int:
     ap.add_argument("--bound", type=float, default=120,
                     help="seconds past which a call counts as hung")
     ap.add_argument("--no-kill", action="store_true", help="kill no process mid-run")
+    ap.add_argument("--remove-lock", type=int, default=0, metavar="N",
+                    help="remove home/.lock N times mid-run (a user's rm of a 'stale' lock): "
+                         "a write then refused for it counts as 'lock lost'; the checks stand")
     ap.add_argument("--keep", type=Path, help="work in DIR and keep it (home, logs)")
     ap.add_argument("--json", type=Path, help="write the log and the checks here")
     ap.add_argument("--handover-probe", type=float, metavar="SECONDS",
@@ -626,10 +650,14 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="atc-concurrent-"))
     work.mkdir(parents=True, exist_ok=True)
     result = run_soak(work / "home", work, workers=args.workers, seconds=args.seconds,
-                      seed=args.seed, bound=args.bound, kill=not args.no_kill)
+                      seed=args.seed, bound=args.bound, kill=not args.no_kill,
+                      remove_lock=args.remove_lock)
     print(summary(result["entries"]))
     if result["killed"]:
         print(f"\nSIGKILLed mid-run: {result['killed']['what']} (pid {result['killed']['pid']})")
+    if result["locks_removed"]:
+        print(f"home/.lock removed mid-run {result['locks_removed']} time(s); writes refused "
+              f"for it: {sum(e.get('outcome') == 'lock lost' for e in result['entries'])}")
     failed = 0
     for name, passed, detail in result["checks"]:
         print(f"{'ok  ' if passed else 'FAIL'} {name}: {detail}")

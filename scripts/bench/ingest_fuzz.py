@@ -16,6 +16,10 @@ items, and every outcome must be one of:
 - **refused**: a non-zero exit, stderr one line that names the file, no traceback, and the
   home byte for byte as it was (every file hashed before and after; a new home not made).
 
+The re-encoded and mixed mutants (below) expect more: the sample in UTF-16 with its mark,
+with CRLF and a DOS end-of-file mark, or with a NUL escaped in its texts is the same
+transcript and must be ingested; none of them may be refused as "cannot detect format".
+
 Anything else is a defect, counted by kind. The command-line half (``--cli``) runs every
 subcommand with an unknown option, an option missing its value, a number option given a
 word, and each path argument as a path that does not exist, a folder, a FIFO and ``-``:
@@ -23,7 +27,12 @@ each must exit non-zero with one line on stderr (or succeed, for ``-`` where std
 documented), never hang, never trace back, and leave the home unchanged.
 
     python scripts/bench/ingest_fuzz.py [--seed 1] [--per-format 12] [--formats all]
-        [--huge-mb 50] [--cli] [--keep-going] [--json PATH]
+        [--huge-mb 50] [--no-encodings] [--cli] [--keep-going] [--json PATH]
+
+Besides the drawn mutants, each format's sample is always tried re-encoded and mixed
+(:func:`_encoding_mutations`: UTF-16 with and without its mark, Latin-1, CRLF with a DOS
+end-of-file mark, a NUL escaped in its texts, other formats' records among its lines);
+``--no-encodings`` leaves them out.
 
 Prints a table of outcomes per format and each defect found (the mutant is kept under
 ``--keep DIR`` when given, to replay it).
@@ -65,6 +74,13 @@ ODD_TEXTS = (
     "e\u0301\u0301\u0301 combining \u0338 \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627",
     "{{'$VAR'(1)}} [H|T] \"\\u0000\" 0'\\\\ `back`",
 )
+#: One record of each of a few line-oriented formats, mixed into another format's file.
+MIXED_RECORDS = (
+    ("openai", {"role": "user", "content": "the retry budget is four"}),
+    ("sharegpt", {"conversations": [{"from": "human", "value": "raise the retry budget"}]}),
+    ("claude-code", {"type": "user", "sessionId": "s1", "uuid": "u1", "message": {
+        "role": "user", "content": "lower the retry budget"}}),
+)
 ODD_NAMES = ("'", "\\", "%", ":-", "'\\'", "\u202eX")
 WRONG_VALUES = (5, [], {}, None, True, -1e308, "", [1, [2]], {"text": 7})
 #: Keys whose values the readers interpret: a wrong type there is what a damaged logger writes.
@@ -89,6 +105,10 @@ class Case:
     mutation: str
     relative: str          # the sample's path under FIXTURES (its name steers detection)
     data: bytes
+    #: what the mutant must get beyond the contract: "read" (ingested: the same transcript,
+    #: saved otherwise) or "named" (ingested, or refused for its real problem: never "cannot
+    #: detect format", which its sample was not); "" for none
+    expect: str = ""
 
 
 @dataclass
@@ -249,7 +269,43 @@ def _byte_mutations(data: bytes, rng: random.Random) -> Iterator[tuple[str, byte
     yield "NUL only", b"\x00" * 64
 
 
-def cases(fmt: str, relative: str, seed: int, per_format: int, huge_mb: float) -> list[Case]:
+#: Encoding mutants that hold the same transcript, saved as another tool saves it: read.
+READ_AS_SAVED = ("UTF-16 LE with its mark", "CRLF line ends and a DOS end-of-file mark",
+                 "NUL inside text")
+
+
+def _encoding_mutations(data: bytes, fmt: str) -> Iterator[tuple[str, bytes]]:
+    """The sample as other tools save it: re-encoded whole (UTF-16 as Windows exports write
+    it, Latin-1), ended as DOS did (CRLF and a Ctrl-Z end-of-file mark), a NUL escaped inside
+    its texts, and, for JSON Lines, records of other formats mixed among its own. Each must be
+    read right or refused in one line naming the problem (never "cannot detect format" for
+    JSON refused for another reason)."""
+    text = data.decode("utf-8", "replace")
+    yield "UTF-16 LE with its mark (a Windows export)", b"\xff\xfe" + text.encode("utf-16-le")
+    yield "UTF-16 BE without a mark", text.encode("utf-16-be")
+    yield "Latin-1 (accented words)", text.replace(" the ", " th\u00e9 ", 3).replace(
+        " a ", " \u00e0 ", 2).encode("latin-1", "replace")
+    lf = data.replace(b"\r\n", b"\n")
+    yield "CRLF line ends and a DOS end-of-file mark", lf.replace(b"\n", b"\r\n") + b"\x1a"
+    parsed = _load_json(text)
+    if parsed is None:
+        return
+    kind, document = parsed
+    escaped = _dump_json(kind, document).replace(b" the ", b" the \\u0000 ", 5)
+    yield "NUL inside text (\\u0000)", escaped
+    others = [json.dumps(record) for name, record in MIXED_RECORDS if name != fmt]
+    if kind == "jsonl":
+        lines = lf.decode("utf-8", "replace").splitlines()
+        middle = len(lines) // 2
+        mixed = lines[:middle] + others + lines[middle:]
+        yield "records of other formats mixed in", ("\n".join(mixed) + "\n").encode()
+    else:
+        yield "another format's record after the document", lf.rstrip() + b"\n" + \
+            others[0].encode() + b"\n"
+
+
+def cases(fmt: str, relative: str, seed: int, per_format: int, huge_mb: float,
+          encodings: bool = True) -> list[Case]:
     """The mutants of one format's sample: seeded, so a run can be replayed exactly."""
     rng = random.Random(f"{seed}:{fmt}")
     data = (FIXTURES / relative).read_bytes()
@@ -263,8 +319,15 @@ def cases(fmt: str, relative: str, seed: int, per_format: int, huge_mb: float) -
     huge_cases = [m for m in made if "huge line" in m[0]]
     others = [m for m in made if "huge line" not in m[0]]
     rng.shuffle(others)
-    kept = others[:per_format] + (huge_cases if huge_mb > 0 else [])
-    return [Case(fmt, how, relative, body) for how, body in kept]
+    # the encodings always, outside the draw (a seed replays the mutants it drew before)
+    encoded = list(_encoding_mutations(data, fmt)) if encodings else []
+    kept = others[:per_format] + encoded + (huge_cases if huge_mb > 0 else [])
+    return [Case(fmt, how, relative, body, _expectation(how) if (how, body) in encoded else "")
+            for how, body in kept]
+
+
+def _expectation(mutation: str) -> str:
+    return "read" if mutation.startswith(READ_AS_SAVED) else "named"
 
 
 # -- running atc ------------------------------------------------------------------------------
@@ -307,6 +370,15 @@ def refusal_defect(done: subprocess.CompletedProcess, file_name: str | None) -> 
         return "stderr line not from atc"
     if file_name is not None and file_name not in lines[0]:
         return "stderr does not name the file"
+    return None
+
+
+def _unmet(expect: str, done: subprocess.CompletedProcess) -> str | None:
+    """Why a refusal misses what its mutant expects (see :attr:`Case.expect`), or None."""
+    if expect == "read":
+        return "refused a transcript only saved otherwise"
+    if expect == "named" and "cannot detect format" in _text(done.stderr):
+        return "'cannot detect format' for a transcript of a detected format"
     return None
 
 
@@ -389,7 +461,7 @@ def run_case(case: Case, seeded: Path, held: list[str], work: Path, tally: Tally
             outcomes.append((label, "ingested", None) if why is None
                             else (label, "reads fail", {"why": why}))
         else:
-            why = refusal_defect(done, target.name)
+            why = refusal_defect(done, target.name) or _unmet(case.expect, done)
             if why is None and before != after:
                 why = f"home changed: {_diff(before, after)}"
             outcomes.append((label, "refused", None) if why is None else
@@ -564,6 +636,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--formats", default="all", help="comma-separated names, or all")
     parser.add_argument("--huge-mb", type=float, default=50.0,
                         help="size of the one huge line per format (0: none)")
+    parser.add_argument("--no-encodings", action="store_true",
+                        help="leave out the re-encoded and mixed-format cases (6 per format)")
     parser.add_argument("--cli", action="store_true", help="fuzz the command lines too")
     parser.add_argument("--no-ingest", action="store_true", help="only the command lines")
     parser.add_argument("--keep", type=Path, help="copy each mutant that found a defect here")
@@ -580,7 +654,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_ingest:
             for fmt in formats:
                 for case in cases(fmt, ONE_OF_EACH[fmt], args.seed, args.per_format,
-                                  args.huge_mb):
+                                  args.huge_mb, not args.no_encodings):
                     run_case(case, seeded, held, work, tally, args.keep)
                 print(f"{fmt}: {dict(tally.outcomes[fmt])}", file=sys.stderr, flush=True)
         if args.cli or args.no_ingest:

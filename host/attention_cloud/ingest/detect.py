@@ -63,6 +63,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
+from ..errors import InputError
 from ..formats import UNDETECTED
 from .aider import is_aider_history
 from .anthropic_messages import is_anthropic_conversation, is_anthropic_message
@@ -101,7 +102,8 @@ from .sillytavern import is_sillytavern_line
 from .telegram import is_telegram_export
 from .trajectory import is_trajectory
 from .whatsapp import is_whatsapp_export
-from .jsonlines import json_lines_head, reads_as_document
+from .jsonlines import (json_error_reason, json_lines_head, number_error_line, number_error_reason,
+                        reads_as_document)
 from .source import WALKED_SUFFIXES, Source, fail, first_byte, make_source, read_path
 
 _LINES_TO_TRY = 50
@@ -119,7 +121,10 @@ def detect_format(path_or_text: str | os.PathLike[str] | bytes) -> str:
             or bytes.
 
     Raises:
-        InputError: ``<name>: cannot detect format`` (or the reading error for a path).
+        InputError: ``<name>: cannot detect format`` (or the reading error for a path, or
+            why text that opens as JSON does not decode: an integer longer than Python
+            converts, nesting deeper than the decoder allows, text after a whole document,
+            each with its line where known).
     """
     if isinstance(path_or_text, bytes):
         source = make_source(path_or_text, name="<text>")
@@ -197,10 +202,12 @@ def detect_source_format(source: Source) -> str:
     if Path(source.name).name == CONTINUE_INDEX and head[:1] == "[" and _is_continue_index(
             source.name, text):  # Continue's sessions.json beside its sessions
         return "continue"
+    document = None
     if head[:1] in ("{", "["):
         # a document decoded here is handed to its parser (json_document), not decoded twice
         keep = source.keep_document if whole and reads_as_document(source.data) else None
-        found = _json_format(text, head[0], keep)
+        document = _WholeDecode(text, keep)
+        found = _json_format(text, head[0], document)
         if found:
             return found
     if is_gemini_shared_markdown(head):  # before markdown: "## USER ✨" names no speaker
@@ -215,6 +222,10 @@ def detect_source_format(source: Source) -> str:
         return "text"
     if has_dated_headings(text):  # notes: no chat, but each note has its day
         return "notes"
+    if document is not None:  # JSON its decoder refused for more than its syntax: say why
+        refusal = _json_refusal(source.name, document)
+        if refusal is not None:
+            raise refusal
     raise fail(source.name, UNDETECTED)
 
 
@@ -240,9 +251,27 @@ class _WholeDecode:
         return self.outcome[0]
 
 
-def _json_format(text: str, first: str, keep: Callable[[Any], None] | None = None) -> str | None:
+def _json_refusal(name: str, whole: _WholeDecode) -> InputError | None:
+    """Why text that opens as JSON and matched no format is no JSON at all, which "cannot
+    detect format" hid: an integer longer than Python converts (a plain ValueError), nesting
+    deeper than the decoder allows, or text after a whole document laid out over lines (never
+    JSON Lines: another record appended to it), with its line. None otherwise (the text is
+    undetected)."""
+    try:
+        whole()
+    except RecursionError:
+        return fail(name, "JSON nested too deeply")
+    except json.JSONDecodeError as error:
+        if error.msg != "Extra data" or not _opens_a_document(whole.text.strip()):
+            return None  # not JSON, JSON Lines, or a document cut short (as its reader says)
+        return fail(name, json_error_reason(error), error.lineno)
+    except ValueError as error:
+        return fail(name, number_error_reason(error), number_error_line(whole.text))
+    return None
+
+
+def _json_format(text: str, first: str, whole: _WholeDecode) -> str | None:
     body = text.strip()
-    whole = _WholeDecode(text, keep)
     if "\n" not in body:  # one line (a compact export): decode it once, as a record or a document
         try:
             # the whole text when only JSON's own spaces surround it (the parser decodes that)

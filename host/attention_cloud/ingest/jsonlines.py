@@ -11,6 +11,8 @@ that would parse.
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -33,10 +35,19 @@ def json_error_reason(error: json.JSONDecodeError) -> str:
     return f"invalid JSON: {error.msg} (column {error.colno})"
 
 
-def _number_error_reason(error: ValueError) -> str:
+def number_error_reason(error: ValueError) -> str:
     """Why a number Python will not convert was refused (an integer of over 4,300 digits
     raises a plain ValueError, not a JSONDecodeError)."""
     return "invalid JSON: " + str(error).split(":", 1)[0].lower()
+
+
+def number_error_line(text: str) -> int | None:
+    """The line of ``text`` holding the first integer longer than Python converts
+    (``sys.get_int_max_str_digits``), which the decoder's ValueError does not tell; None
+    when there is no limit or no such integer."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(r"\d{%d,}" % (limit + 1), text) if limit else None
+    return None if found is None else text.count("\n", 0, found.start()) + 1
 
 
 def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -84,7 +95,7 @@ def json_records(source: Source, collector: ItemCollector) -> Iterator[tuple[int
             collector.skip(number, reason)
             continue
         except ValueError as error:
-            collector.skip(number, _number_error_reason(error))
+            collector.skip(number, number_error_reason(error))
             continue
         if not isinstance(record, dict):
             collector.skip(number, "not a JSON object")
@@ -143,9 +154,9 @@ def json_document(source: Source) -> Any | None:
     first = first_byte(source.data)
     text = source.json_text  # never the whole text at four bytes a character for one emoji
     if text is None:
-        if first == b"[":
+        if first == b"[" or not _first_line_is_a_record(source.data):
             require_text(source)  # raises: a JSON document must be valid UTF-8 throughout
-        return None
+        return None  # JSON Lines: a line of invalid UTF-8 is that line's loss alone
     try:
         return json.loads(text)
     except RecursionError:
@@ -159,7 +170,21 @@ def json_document(source: Source) -> Any | None:
     except ValueError as error:
         if first == b"{" and some_line_parses(text):
             return None  # JSON Lines: the number fails its own line only
-        raise fail(source.name, _number_error_reason(error)) from None
+        raise fail(source.name, number_error_reason(error), number_error_line(text)) from None
+
+
+def _first_line_is_a_record(data: bytes) -> bool:
+    """Whether the first line of ``data`` (invalid UTF-8 in it replaced) is a JSON object on
+    its own: JSON Lines, not a document laid out over lines (``{`` alone on its first line),
+    whose invalid UTF-8 was read as each of its lines' invalid JSON ("no records could be
+    parsed ... line 1: invalid JSON") instead of named."""
+    start = content_start(data)
+    end = data.find(b"\n", start)
+    line = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+    try:
+        return isinstance(_decode(line), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _decode_error(text: str | None) -> json.JSONDecodeError | None:

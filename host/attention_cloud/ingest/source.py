@@ -4,7 +4,8 @@ Transcripts are read as UTF-8 with lines ending in LF (CRLF too). Two other shap
 tools write are brought to that first, by :func:`as_utf8`, so that every reader of a file's bytes
 (the parsers, the watermark's digest, a pointer read back by ``atc show --source``) counts the
 same lines: UTF-16 or UTF-32 that starts with its byte order mark (Windows Notepad's "Unicode",
-PowerShell 5's ``>``), and lines ending in CR alone (classic Mac OS).
+PowerShell 5's ``>``), and lines ending in CR alone (classic Mac OS); a DOS end-of-file mark
+(Ctrl-Z) after the last line is dropped.
 
 Every refusal is an :class:`~attention_cloud.errors.InputError` whose message is one line that
 names the file, and the line when it is known: ``notes.txt:3: invalid UTF-8 (byte 0xff at
@@ -48,6 +49,10 @@ _WIDE_MARKS = (
     (b"\xff\xfe", "utf-16-le", "UTF-16"),
     (b"\xfe\xff", "utf-16-be", "UTF-16"),
 )
+#: The end-of-file mark (Ctrl-Z) that DOS tools, and some Windows ones still, write after the
+#: last line: read, it was a last line of one control character (a JSON document "cannot
+#: detect format", a JSON Lines file "truncated last line", a text's last turn ending in it).
+DOS_END_OF_FILE = b"\x1a"
 # Control characters no transcript holds (tab, line ends, form feed and ESC, which terminal
 # colours use, are text): decoded "text" holding them was binary data after all.
 _NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
@@ -440,7 +445,8 @@ def as_utf8(data: bytes, name: str) -> bytes:
     order mark re-encoded (the mark dropped), and such text without its mark too, known by
     decoding cleanly where its NUL bytes say it is wide (:func:`_unmarked_wide_text`), and
     lines ending in CR alone (a file with no LF at all: a CR inside lines that end in LF is
-    part of their text) ended with LF instead; other bytes as they are.
+    part of their text) ended with LF instead, and the end-of-file marks (Ctrl-Z) DOS-era
+    tools still write after the last line dropped; other bytes as they are.
 
     Raises:
         InputError: a byte order mark of UTF-16 or UTF-32 on bytes that are not that encoding
@@ -461,7 +467,7 @@ def as_utf8(data: bytes, name: str) -> bytes:
                 data = text.encode("utf-8")
     if b"\r" in data and b"\n" not in data:
         data = data.replace(b"\r", b"\n")
-    return data
+    return data.rstrip(DOS_END_OF_FILE) if data.endswith(DOS_END_OF_FILE) else data
 
 
 def _unmarked_wide_text(data: bytes) -> str | None:
