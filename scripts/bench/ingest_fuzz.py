@@ -27,7 +27,7 @@ each must exit non-zero with one line on stderr (or succeed, for ``-`` where std
 documented), never hang, never trace back, and leave the home unchanged.
 
     python scripts/bench/ingest_fuzz.py [--seed 1] [--per-format 12] [--formats all]
-        [--huge-mb 50] [--no-encodings] [--cli] [--keep-going] [--json PATH]
+        [--huge-mb 50] [--no-encodings] [--cli] [--no-ingest] [--keep DIR] [--json PATH]
 
 Besides the drawn mutants, each format's sample is always tried re-encoded and mixed
 (:func:`_encoding_mutations`: UTF-16 with and without its mark, Latin-1, CRLF with a DOS
