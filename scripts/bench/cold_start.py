@@ -14,6 +14,14 @@ process and its children) and wall time per command and variant, and their ratio
     .venv/bin/python scripts/bench/cold_start.py --home .local/demo-home \\
         --variant before=/tmp/base/host --variant after=host --runs 10
 
+Beside the commands that only read (``--version``, ``--help``, ``stats``, ``query``,
+``hydrate``, ``show``, the prompt hook cold and through the warm recall server), three kinds
+are measured their own way: ``ingest`` of a new 10-line file (into a copy of the home),
+``hook stop`` up to its detach (the capture it leaves behind is waited for before the next
+run), and ``atc mcp`` up to its answer to ``initialize`` and to a first ``tools/call`` (the
+server's CPU read from ``/proc`` at the answer). ``--fresh`` runs them on a new home instead,
+an empty folder made again before every run.
+
 ``--rules-alone`` measures instead a process that only starts the engine and loads the rules
 (``get_prolog()``, no home, no command), in three states of the compiled-rules cache: unusable
 (``ATC_CACHE`` below a file: the rules load from source at every start), empty (the process
@@ -77,6 +85,13 @@ ENGINE_ONLY = ("from attention_cloud.bridge import get_prolog; import sys; "
                "sys.stderr.write(get_prolog().rules_origin)")
 
 
+def _env(host: Path, server: str = "off") -> dict[str, str]:
+    """The environment of a process of the variant at ``host``."""
+    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
+    return env
+
+
 def run_once(host: Path, argv: list[str], stdin: bytes | None,
              server: str = "off", *, program: str | None = None,
              env_extra: dict[str, str] | None = None, expect: str | None = None,
@@ -102,12 +117,6 @@ def run_once(host: Path, argv: list[str], stdin: bytes | None,
     if expect is not None and err.strip() != expect:
         raise SystemExit(f"the rules loaded as {err.strip()!r}, not {expect!r}")
     return usage.ru_utime + usage.ru_stime, wall
-
-
-def _env(host: Path, server: str = "off") -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
-    return env
 
 
 def _cpu_of(pid: int) -> float:
