@@ -129,3 +129,70 @@ def test_hydrate_imports_neither_curation_nor_erasure(tmp_path):
     assert "ledger migration" in out.stdout
     assert json.loads(out.stdout.splitlines()[-1]) == []
     assert list((home / "receipts").glob("r_*.json"))      # the receipt was stored
+
+
+# Runs `atc ARGS...` in this process, then prints which modules of those named in argv[1]
+# (comma-separated: a module and everything under it) it imported.
+NAMED_PROBE = COMMAND_PROBE.replace(
+    "main(sys.argv[1:])", "main(sys.argv[2:])").replace(
+    "m.split('.')[0] in ('numpy', 'faiss', 'onnxruntime', 'tokenizers', 'dateutil', 'asyncio', "
+    "'jsonschema')",
+    "any(m == n or m.startswith(n + '.') for n in sys.argv[1].split(','))")
+assert NAMED_PROBE != COMMAND_PROBE
+
+
+def _imported(names: str, *argv: str, stdin: str = "", env: dict | None = None) -> list[str]:
+    """Which of ``names`` the command ``atc ARGV...`` imported (it must succeed); its output
+    before the probe's last line is checked by the caller through ``_imported.output``."""
+    out = subprocess.run([sys.executable, "-c", NAMED_PROBE, names, *argv], input=stdin,
+                         capture_output=True, text=True, timeout=120,
+                         env={**__import__("os").environ, **(env or {})})
+    assert out.returncode == 0, out.stderr
+    _imported.output = out.stdout
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_ingest_imports_neither_curation_nor_erasure(tmp_path):
+    """`atc ingest` indexes new items for BM25 as curation will (the speaker's name before
+    the text) and finishes a killed erasure first: it imported the whole curation for that
+    one-line helper (its cue regexes ~0.4 s of CPU to compile) and the erasure module to read
+    the name of the erasure's plan file (it imports numpy and the cells): 1.45 s of CPU for a
+    10-line file, most of it these imports. The items are still found by their words at once."""
+    home = tmp_path / "home"
+    chat = tmp_path / "chat.txt"
+    chat.write_text("User: why does the ledger migration wait?\n"
+                    "Assistant: the ledger migration waits on the quarterly lock.\n")
+    assert _imported("attention_cloud.curation,attention_cloud.curate.cues,"
+                     "attention_cloud.curate.analysis,attention_cloud.erasure,"
+                     "attention_cloud.cells.api",
+                     "ingest", str(chat), "--format", "text", "--home", str(home)) == []
+    assert "new: 2" in _imported.output
+    found = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query",
+                            'lexical("quarterly lock", 5, [], Hits)', "--format", "json",
+                            "--home", str(home)], capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+    (answer,) = json.loads(found.stdout)
+    assert len(answer["Hits"]) == 1, answer        # the assistant's turn, by its words
+
+
+def test_hydrate_and_the_prompt_hook_import_no_http_client(tmp_path):
+    """A frame without mounts sends no HTTP request, and only an `openai:` embedder does:
+    the mounts' module built its URL opener at import and the embedder loader imported the
+    remote embedders, so every `atc hydrate` and cold prompt hook imported urllib's HTTP
+    client, ssl and email (~0.1 s of CPU a start)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.json").write_text('{"embedder": "hash"}')
+    done = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "remember",
+                           "The ledger migration runs on Friday.", "--home", str(home)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    http = "urllib.request,http.client,ssl,email"
+    assert _imported(http, "hydrate", "ledger migration", "--home", str(home)) == []
+    assert "ledger migration" in _imported.output
+    payload = json.dumps({"session_id": "s1", "transcript_path": "", "cwd": str(tmp_path),
+                          "hook_event_name": "UserPromptSubmit",
+                          "prompt": "when does the ledger migration run?"})
+    assert _imported(http, "hook", "user-prompt", "--home", str(home), "--min-score", "0",
+                     stdin=payload, env={"ATC_HOOK_SERVER": "off"}) == []
+    assert "Friday" in _imported.output

@@ -17,12 +17,11 @@ from click.testing import CliRunner
 
 from attention_cloud import Memory
 from attention_cloud.cli import main
-from attention_cloud.curation import indexed_text
 from attention_cloud.embed import load_embedder
 from attention_cloud.home import write_config
 from attention_cloud.jump import distillation_key
 from attention_cloud.paths import samples_dir
-from attention_cloud.vector_texts import TOOL_OUTPUT_HEAD_CHARS, TOOL_OUTPUT_KINDS
+from attention_cloud.vector_texts import TOOL_OUTPUT_HEAD_CHARS, TOOL_OUTPUT_KINDS, indexed_text
 
 from test_reembed import stored
 

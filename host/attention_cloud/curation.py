@@ -34,8 +34,9 @@ from .curate import ItemView, Rungs, curate_items, estimate_tokens
 from .curate.tokens import packed_size
 from .curate.handles import HandleList
 from .ingest_index import finish_pending, item_meta
-from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, item_vector_text,
-                           kinds_without_distillation, text_vector_meta, tool_output_head)
+from .vector_texts import (NO_DISTILLATION_VECTOR, has_distillation_vector, indexed_text,
+                           item_vector_text, kinds_without_distillation, text_vector_meta,
+                           tool_output_head)
 
 BATCH = 2000
 PENDING_FILE = CURATION_PENDING_FILE
@@ -724,12 +725,6 @@ def _distillation_entries_of(views: list[ItemView], rungs: list[Rungs], segments
          indexed_text(text_of.get(v.handle, ""), speakers.get(v.handle)))
         for v in views
         if text_of.get(v.handle, "") != v.text and has_distillation_vector(v.kind, head)])
-
-
-def indexed_text(text: str, speaker: str | None) -> str:
-    """What the embedder and BM25 see of an item: its text after its speaker's name, when
-    the transcript names one ("Priya: I signed up ..."), so a goal naming her finds it."""
-    return f"{speaker}: {text}" if speaker and text else text
 
 
 def _speakers(mem: Any, handles: list[str]) -> dict[str, str]:

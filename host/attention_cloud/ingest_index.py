@@ -26,6 +26,7 @@ from typing import Any, Iterable
 
 from .bridge import Atom, Var
 from .home import fsync_path
+from .vector_texts import indexed_text
 from .wire import decode_fields, wire_handle
 
 #: In the home: handles of an ingest batch whose BM25 entries may not be written yet.
@@ -48,8 +49,6 @@ def item_meta(kind: str, segment: str) -> dict[str, Any]:
 
 def entries_of(encoded: Iterable[str]) -> list[LexicalEntry]:
     """BM25 entries for items in the journal's wire format (see :mod:`.wire`)."""
-    from .curation import indexed_text
-
     out: list[LexicalEntry] = []
     for wire in encoded:
         fields = decode_fields(wire)
@@ -160,8 +159,6 @@ def finish_pending(mem: Any) -> int:
     if handles:
         (speakers,) = mem.pl.once("atc_journal:journal_item_speakers", [Atom(h) for h in handles], Var())
         speaker_of = {str(p.args[0]): str(p.args[1]) for p in speakers}
-        from .curation import indexed_text
-
         for handle in handles:
             found = mem.pl.once("atc_api:api_item", Atom(handle), Var())
             if not found or not found[0]["text"]:

@@ -918,11 +918,11 @@ class Memory:
         first when no other process is writing); returns its ForgetReport (that of one this
         Memory finished so on the way into a call since the last finish_erasure), or None
         when there was none."""
-        from . import erasure
-
         finished, self._finished_erasure = self._finished_erasure, None
-        if not (self.home / erasure.PENDING_FILE).exists():
+        if not (self.home / ERASURE_PLAN_FILE).exists():
             return finished         # this call (or an earlier one) finished it on the way in
+        from . import erasure       # only then: it imports numpy and the curation (0.5 s of CPU)
+
         return erasure.finish_pending(self)
 
     @serialised

@@ -206,10 +206,10 @@ def _records(mem: Any, distillations: bool) -> list[tuple[str, str, dict[str, An
     """``(key, text, meta)`` of every record curation embeds, text and meta as curation gives
     them (see attention_cloud.curation)."""
     from .curation import (BATCH as CURATE_BATCH, _arc_meta, _arc_text, _distillation_entries,
-                           _lookup_view, _segments, _speakers, indexed_text)
+                           _lookup_view, _segments, _speakers)
     from .ingest_index import item_meta
     from .jump import distillation_key
-    from .vector_texts import item_vector_text, text_vector_meta, tool_output_head
+    from .vector_texts import indexed_text, item_vector_text, text_vector_meta, tool_output_head
 
     (handles,) = mem.pl.once("atc_ladder:ladder_curated_items", Var())
     items = [str(h) for h in handles]

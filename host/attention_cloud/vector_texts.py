@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TOOL_OUTPUT_KINDS", "TOOL_OUTPUT_HEAD_CHARS", "NO_DISTILLATION_VECTOR",
+__all__ = ["indexed_text", "TOOL_OUTPUT_KINDS", "TOOL_OUTPUT_HEAD_CHARS", "NO_DISTILLATION_VECTOR",
            "HEAD_SETTING", "tool_output_head", "kinds_without_distillation", "item_vector_text",
            "has_distillation_vector", "text_vector_meta"]
 
@@ -45,6 +45,12 @@ HEAD_SETTING = "tool_output_head_chars"
 NO_DISTILLATION_VECTOR = {"l2_vector": False}
 
 
+def indexed_text(text: str, speaker: str | None) -> str:
+    """What the embedder and BM25 see of an item: its text after its speaker's name, when
+    the transcript names one ("Priya: I signed up ..."), so a goal naming her finds it."""
+    return f"{speaker}: {text}" if speaker and text else text
+
+
 def tool_output_head(config: dict[str, Any]) -> int | None:
     """The characters of a tool output a home's vectors read (its :data:`HEAD_SETTING`;
     :data:`TOOL_OUTPUT_HEAD_CHARS` unless set), None for the whole text."""
@@ -58,7 +64,7 @@ def kinds_without_distillation(head: int | None = TOOL_OUTPUT_HEAD_CHARS) -> fro
 
 def item_vector_text(kind: str, text: str, head: int | None = TOOL_OUTPUT_HEAD_CHARS) -> str:
     """The text an item of ``kind`` is embedded as, given its indexed ``text`` (the text BM25
-    reads: :func:`attention_cloud.curation.indexed_text`) and the home's ``head``
+    reads: :func:`indexed_text`) and the home's ``head``
     (:func:`tool_output_head`)."""
     if head is not None and kind in TOOL_OUTPUT_KINDS:
         return text[:head]

@@ -14,6 +14,14 @@ process and its children) and wall time per command and variant, and their ratio
     .venv/bin/python scripts/bench/cold_start.py --home .local/demo-home \\
         --variant before=/tmp/base/host --variant after=host --runs 10
 
+Beside the commands that only read (``--version``, ``--help``, ``stats``, ``query``,
+``hydrate``, ``show``, the prompt hook cold and through the warm recall server), three kinds
+are measured their own way: ``ingest`` of a new 10-line file (into a copy of the home),
+``hook stop`` up to its detach (the capture it leaves behind is waited for before the next
+run), and ``atc mcp`` up to its answer to ``initialize`` and to a first ``tools/call`` (the
+server's CPU read from ``/proc`` at the answer). ``--fresh`` runs them on a new home instead,
+an empty folder made again before every run.
+
 ``--rules-alone`` measures instead a process that only starts the engine and loads the rules
 (``get_prolog()``, no home, no command), in three states of the compiled-rules cache: unusable
 (``ATC_CACHE`` below a file: the rules load from source at every start), empty (the process
@@ -31,6 +39,7 @@ import os
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -42,25 +51,45 @@ PAYLOAD = {"session_id": "bench-cold-start", "transcript_path": "", "cwd": "/wor
            "prompt": "why did charges fail when the processor timed out?"}
 
 
-def commands(home: str) -> dict[str, tuple[list[str], bytes | None, str]]:
+def commands(home: str, handle: str | None = None) -> dict[str, tuple[list[str], bytes | None, str]]:
     """Each measured command: its arguments after ``atc``, what it reads on stdin, and
     ``ATC_HOOK_SERVER`` (``on``: the prompt hook is a client of the home's warm recall
-    server, started by the warm-up run; only the client process is measured)."""
+    server, started by the warm-up run; only the client process is measured). ``handle``:
+    an item of the home for ``show`` (None: no ``show``, as on a fresh home)."""
     prompt = json.dumps(PAYLOAD).encode()
-    return {
+    table = {
         "--version": (["--version"], None, "off"),
         "--help": (["--help"], None, "off"),
         "stats": (["stats", "--home", home], None, "off"),
         "query": (["query", "item_kind(H, error)", "--home", home], None, "off"),
+        "query item(H) --limit 1": (["query", "item(H)", "--limit", "1", "--home", home],
+                                    None, "off"),
         "hydrate": (["hydrate", "x", "--budget", "500", "--home", home], None, "off"),
+        "hydrate --budget 200": (["hydrate", "x", "--budget", "200", "--home", home],
+                                 None, "off"),
         "hook user-prompt": (["hook", "user-prompt", "--home", home], prompt, "off"),
         "hook user-prompt, warm server": (["hook", "user-prompt", "--home", home], prompt, "on"),
     }
+    if handle is not None:
+        table["show"] = (["show", handle, "--home", home], None, "off")
+    return table
 
+
+#: Commands measured by a callable of their own (they write, detach or converse), beside the
+#: table above: ``ingest`` of a new 10-line file, ``hook stop`` up to its detach, ``atc mcp``
+#: up to its answer to ``initialize`` and to a first ``tools/call``.
+OWN_COMMANDS = ("ingest 10 lines", "hook stop", "mcp initialize", "mcp first tools/call")
 
 #: The program of a ``--rules-alone`` process: start the engine, load the rules, say how.
 ENGINE_ONLY = ("from attention_cloud.bridge import get_prolog; import sys; "
                "sys.stderr.write(get_prolog().rules_origin)")
+
+
+def _env(host: Path, server: str = "off") -> dict[str, str]:
+    """The environment of a process of the variant at ``host``."""
+    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
+    return env
 
 
 def run_once(host: Path, argv: list[str], stdin: bytes | None,
@@ -70,8 +99,7 @@ def run_once(host: Path, argv: list[str], stdin: bytes | None,
     """(CPU seconds, wall seconds) of one ``atc`` process run from ``host`` (or of
     ``program`` run by Python there, or of ``command`` itself); ``expect``: what its
     stderr must say (where the rules came from)."""
-    env = dict(os.environ, PYTHONPATH=str(host), ATC_HOOK_SERVER=server, **(env_extra or {}))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install keeps its byte-code
+    env = {**_env(host, server), **(env_extra or {})}
     start = time.perf_counter()
     proc = subprocess.Popen(command or [sys.executable, "-c",
                                         program or "from attention_cloud.cli import run; run()",
@@ -89,6 +117,119 @@ def run_once(host: Path, argv: list[str], stdin: bytes | None,
     if expect is not None and err.strip() != expect:
         raise SystemExit(f"the rules loaded as {err.strip()!r}, not {expect!r}")
     return usage.ru_utime + usage.ru_stime, wall
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) the live process ``pid`` has spent so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+_MCP_INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": {"name": "cold-start", "version": "1"}}}
+_MCP_CALL = [{"jsonrpc": "2.0", "method": "notifications/initialized"},
+             {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+              "params": {"name": "query", "arguments": {"goal": "item(H)", "limit": 1}}}]
+
+
+def mcp_once(host: Path, home: str, call: bool) -> tuple[float, float]:
+    """(CPU, wall) of a new ``atc mcp`` up to its answer to ``initialize`` (``call``: then to a
+    first ``tools/call``, ``query item(H)`` limit 1, which opens memory); the server is then
+    closed (stdin), not counted."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", "from attention_cloud.cli import run; run()",
+                             "mcp", "--home", home], env=_env(host), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        for message in [_MCP_INIT] + (_MCP_CALL if call else []):
+            proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+        last = 2 if call else 1
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"atc mcp ended before answering request {last}")
+            if json.loads(line).get("id") == last:
+                break
+        cpu, wall = _cpu_of(proc.pid), time.perf_counter() - start
+        if call and b'"isError":true' in line.replace(b" ", b""):
+            raise SystemExit(f"atc mcp's tools/call failed: {line[:300]!r}")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    return cpu, wall
+
+
+def ingest_once(host: Path, home: str, scratch: Path) -> tuple[float, float]:
+    """One ``atc ingest`` of a new 10-line text file (new text each run) into ``home``."""
+    n = next(_RUNS)
+    path = scratch / f"notes-{n}.txt"
+    path.write_text("".join(f"{('User', 'Assistant')[i % 2]}: line {i} of chat {n}: the deploy "
+                            f"of build {n * 10 + i} waited on the ledger lock\n"
+                            for i in range(10)))
+    return run_once(host, ["ingest", str(path), "--format", "text", "--home", home], None)
+
+
+def hook_stop_once(host: Path, home: str, transcript: str) -> tuple[float, float]:
+    """``atc hook stop`` up to its detach (the process Claude Code waits for, and the first
+    child it waits for); the detached capture is left to finish before the next run, so that
+    it does not load the machine under the next measurement."""
+    log = Path(home) / "hooks.log"
+    before = log.read_text().count("\n") if log.exists() else 0
+    payload = json.dumps({"session_id": "bench-cold-start", "transcript_path": transcript,
+                          "cwd": "/work/app", "hook_event_name": "Stop"}).encode()
+    measured = run_once(host, ["hook", "stop", "--home", home], payload)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if log.exists() and log.read_text().count("\n") > before:
+            break
+        time.sleep(0.1)
+    return measured
+
+
+_RUNS = iter(range(10**9))
+
+
+def own_cases(host: Path, home: str, scratch: Path, transcript: str,
+              fresh: bool) -> dict[str, Callable[[], tuple[float, float]]]:
+    """The :data:`OWN_COMMANDS` of one variant on ``home`` (a copy of it, for ``ingest``,
+    unless ``fresh``: a home emptied before every run)."""
+    copy = Path(home) if fresh else scratch / "ingest-home"
+    if not fresh:
+        shutil.copytree(home, copy, ignore=shutil.ignore_patterns("hooks"))
+    return {
+        "ingest 10 lines": lambda: ingest_once(host, str(copy), scratch),
+        "hook stop": lambda: hook_stop_once(host, home, transcript),
+        "mcp initialize": lambda: mcp_once(host, home, False),
+        "mcp first tools/call": lambda: mcp_once(host, home, True),
+    }
+
+
+def first_item(home: str) -> str:
+    """A handle of the home, for ``show``."""
+    done = subprocess.run([sys.executable, "-c", "from attention_cloud.cli import run; run()",
+                           "query", "item(H)", "--limit", "1", "--format", "json", "--home", home],
+                          capture_output=True, text=True, env=_env(ROOT / "host"), check=True)
+    return json.loads(done.stdout)[0]["H"]
+
+
+def _empty(folder: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+
+
+def on_fresh_home(host: Path, argv: list[str], stdin: bytes | None, server: str,
+                  home: str) -> tuple[float, float]:
+    """``run_once`` on ``home`` emptied first (a new user's first command)."""
+    _empty(home)
+    return run_once(host, argv, stdin, server)
+
+
+def fresh_then(home: str, once: Callable[[], tuple[float, float]]) -> tuple[float, float]:
+    """``once`` run on ``home`` emptied first."""
+    _empty(home)
+    return once()
 
 
 def rules_alone_cases(host: Path, scratch: Path, bare: bool) -> dict[str, Callable[[], tuple[float, float]]]:
@@ -158,13 +299,20 @@ def main() -> None:
                         help="NAME=FOLDER holding attention_cloud (repeat)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--only", action="append", help="measure only these commands")
+    parser.add_argument("--fresh", action="store_true",
+                        help="the commands on a new home, an empty folder made again before "
+                             "every run (no show, no hook stop)")
+    parser.add_argument("--transcript", default=str(ROOT / "host" / "attention_cloud" /
+                                                    "samples" /
+                                                    "2026-01-12-processor-retries.jsonl"),
+                        help="the session file `hook stop` captures (default: a bundled sample)")
     args = parser.parse_args()
     variants = {}
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         variants[name] = (ROOT / folder).resolve()
-    if args.rules_alone == bool(args.home):
-        parser.error("give --home (commands) or --rules-alone, one of them")
+    if args.rules_alone + bool(args.home) + args.fresh != 1:
+        parser.error("give --home (commands), --fresh or --rules-alone, one of them")
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S')} load {os.getloadavg()[0]:.2f}, "
           f"{args.runs} runs a command and variant, alternated")
     if args.rules_alone:
@@ -177,11 +325,33 @@ def main() -> None:
                 if not args.only or name in args.only:
                     measure(name, {v: c[name] for v, c in cases.items()}, args.runs)
     else:
-        table = commands(str(Path(args.home).resolve()))
+        home = (tempfile.mkdtemp(prefix="cold-start-fresh-") if args.fresh
+                else str(Path(args.home).resolve()))
+        handle = None if args.fresh else first_item(home)
+        table = commands(home, handle)
         for name, (argv, stdin, server) in table.items():
             if not args.only or name in args.only:
+                if args.fresh and name != "--version" and name != "--help":
+                    measure(name, {v: (lambda h=host, a=argv, i=stdin, s=server:
+                                       on_fresh_home(h, a, i, s, home))
+                                   for v, host in variants.items()}, args.runs)
+                    continue
                 measure(name, {v: (lambda h=host, a=argv, i=stdin, s=server: run_once(h, a, i, s))
                                for v, host in variants.items()}, args.runs)
+        wanted = [name for name in OWN_COMMANDS if not args.only or name in args.only]
+        if wanted:
+            with tempfile.TemporaryDirectory(prefix="cold-start-") as scratch:
+                cases = {}
+                for v, host in variants.items():
+                    (Path(scratch) / v).mkdir()
+                    cases[v] = own_cases(host, home, Path(scratch) / v, args.transcript,
+                                         args.fresh)
+                for name in wanted:
+                    if args.fresh and name != "hook stop":
+                        measure(name, {v: (lambda c=c[name]: fresh_then(home, c))
+                                       for v, c in cases.items()}, args.runs)
+                    elif not args.fresh:
+                        measure(name, {v: c[name] for v, c in cases.items()}, args.runs)
     print(f"# load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -42,7 +42,6 @@ from attention_cloud.errors import EmbeddingError, UnknownEmbedder
 
 from .hashing import HashingEmbedder
 from .onnx_model import DEFAULT_VOCAB, MINILM_ID, MINILM_Q8_ID, OnnxEmbedder, minilm_embedder
-from .remote import OpenAIEmbedder, SentenceTransformerEmbedder
 from .static import STATIC_ID, StaticEmbedder, default_static_path
 from .wordpiece import WordPieceTokenizer
 
@@ -106,6 +105,9 @@ def _openai_from_spec(rest: str) -> Embedder:
         raise EmbeddingError("openai embedder spec needs ?model=NAME")
     dim = params.pop("dim", None)
     url = parts._replace(query="&".join(f"{k}={v}" for k, v in params.items())).geturl()
+    # imported here: urllib's HTTP client (ssl, email) costs every start ~0.1 s of CPU
+    from .remote import OpenAIEmbedder
+
     return OpenAIEmbedder(url, model, dim=int(dim) if dim else None)
 
 
@@ -125,6 +127,8 @@ def _build(spec: str) -> Embedder:
     if scheme == "onnx":
         return _onnx_from_spec(rest)
     if scheme == "st":
+        from .remote import SentenceTransformerEmbedder
+
         return SentenceTransformerEmbedder(rest)
     if scheme == "openai":
         return _openai_from_spec(rest)

@@ -14,6 +14,7 @@ enters the frame, and its facts are kept only while their text fits the mount's 
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -21,8 +22,6 @@ import os
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 from typing import Any
 
 from ..errors import UsageError
@@ -56,6 +55,8 @@ def call_mount(url: str, token: str | None, path: str, payload: dict[str, Any] |
     """One request to a mount's server: GET, or POST of ``payload`` as JSON; the answer's JSON.
     The whole answer must come within ``timeout`` seconds (default :data:`TIMEOUT`) and hold
     at most :data:`MAX_ANSWER_BYTES`. Raises MountError with one line saying why it failed."""
+    import urllib.request
+
     limit = TIMEOUT if timeout is None else timeout
     data = None if payload is None else json.dumps(payload).encode("utf-8")
     request = urllib.request.Request(url.rstrip("/") + path, data=data,
@@ -87,29 +88,38 @@ def call_mount(url: str, token: str | None, path: str, payload: dict[str, Any] |
     return body
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is answered as it is, never followed: urllib re-sends every header of the
-    request, the bearer token among them, to whatever host the Location names."""
+@functools.cache
+def _opener() -> Any:
+    """Opens a mount's URL: http and https only (no file:, ftp: or data: handler), no
+    redirects. Built at the first request: urllib's HTTP client (http.client, ssl, email)
+    cost every `atc hydrate` ~0.1 s of CPU at import, with no mount to read."""
+    import urllib.request
 
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
-                         newurl: str) -> None:
-        raise MountError(f"HTTP {code}: the server redirects to {_one_line(newurl, 200)}; "
-                         "the token is not sent there (mount that URL if it is the same home)")
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        """A redirect is answered as it is, never followed: urllib re-sends every header of
+        the request, the bearer token among them, to whatever host the Location names."""
+
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                             newurl: str) -> None:
+            raise MountError(f"HTTP {code}: the server redirects to {_one_line(newurl, 200)}; "
+                             "the token is not sent there (mount that URL if it is the same "
+                             "home)")
+
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.UnknownHandler(), urllib.request.HTTPHandler(),
+                    urllib.request.HTTPSHandler(), urllib.request.HTTPDefaultErrorHandler(),
+                    urllib.request.HTTPErrorProcessor(), NoRedirects()):
+        opener.add_handler(handler)
+    return opener
 
 
-#: Opens a mount's URL: http and https only (no file:, ftp: or data: handler), no redirects.
-_OPENER = urllib.request.OpenerDirector()
-for _handler in (urllib.request.UnknownHandler(), urllib.request.HTTPHandler(),
-                 urllib.request.HTTPSHandler(),
-                 urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor(),
-                 _NoRedirects()):
-    _OPENER.add_handler(_handler)
+def _fetch(request: Any, timeout: float) -> Any:
+    """The JSON of the answer to ``request`` (a ``urllib.request.Request``); MountError with
+    one line otherwise."""
+    import urllib.error
 
-
-def _fetch(request: urllib.request.Request, timeout: float) -> Any:
-    """The JSON of the answer to ``request``; MountError with one line otherwise."""
     try:
-        with _OPENER.open(request, timeout=timeout) as response:
+        with _opener().open(request, timeout=timeout) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > MAX_ANSWER_BYTES:
                 raise MountError(f"the server's answer is larger than {MAX_ANSWER_BYTES:,} bytes")
