@@ -50,6 +50,10 @@ __all__ = ["load_rules", "cache_key"]
 
 #: Bumped whenever what compile_rules/3 writes, or how it is loaded, changes.
 FORMAT = 1
+#: Seconds after which a compile's temporary file (``.compile-*``, SWI-Prolog's own
+#: ``..compile-*.qlf.PID``, ``.libraries-*``) is taken for one a killed process left behind: a
+#: compile takes seconds, and nothing else would ever remove it (~300 KB each).
+LEFT_BEHIND_SECONDS = 3600
 #: Days after which a compiled file that names no sources (written before they were named)
 #: is removed by the next compile: which checkout it served cannot be known.
 UNNAMED_DAYS = 30
@@ -260,7 +264,9 @@ def _prune(place: Path, prefix: str, keep: Path, *, now: float | None = None) ->
     """Remove compiled rules no checkout will load again: those this checkout and Prolog wrote
     for sources they no longer have, those whose sources (named beside them) are gone (a
     deleted checkout or worktree; ~260 KB each), and those of releases that named no sources,
-    once unchanged for :data:`UNNAMED_DAYS` days (a live checkout compiles its own again)."""
+    once unchanged for :data:`UNNAMED_DAYS` days (a live checkout compiles its own again);
+    and the temporary files of compiles killed before they cleaned up, once older than
+    :data:`LEFT_BEHIND_SECONDS`."""
     import time
 
     now = time.time() if now is None else now
@@ -281,6 +287,11 @@ def _prune(place: Path, prefix: str, keep: Path, *, now: float | None = None) ->
             for stale in (path, named, _libraries_list(path), _libraries_compiled(path)):
                 with contextlib.suppress(OSError):
                     stale.unlink()
+    for temporary in (*place.glob(".compile-*"), *place.glob("..compile-*"),
+                      *place.glob(".libraries-*")):
+        with contextlib.suppress(OSError):
+            if now - temporary.stat().st_mtime > LEFT_BEHIND_SECONDS:
+                temporary.unlink()
 
 
 def _digest(text: str) -> str:
