@@ -1,4 +1,4 @@
-"""An agent loop on one open Memory: scripts/bench/agent_loop_soak.py, 100 turns.
+"""An agent loop on one open Memory: scripts/bench/agent_loop_soak.py, 50 turns.
 
 Every turn appends to a growing transcript (OpenAI chat and Anthropic Messages JSONL), ingests
 it, hydrates (some goals naming a time), queries, and now and then curates, remembers, forgets,
