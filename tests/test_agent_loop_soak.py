@@ -10,9 +10,9 @@ is findable and forgotten items never come back; it exits 1 on any failure.
 The run is a quarter of ``--quick`` (200 turns) with the periodic calls four times as often,
 so it makes as many of each as ``--quick`` did where the count is what matters: 5 transcript
 files grown turn by turn (``--session-turns 10``), 5 forgets, 10 starts of the second process,
-2 adds of the walk rule (the second replacing the first), 4 rounds of the fixed probe goals,
-10 curates (``--curate-every 5``); and 50 ingests, hydrates and query rounds, 5 walks, 3
-remembers. Every call of the driver costs the same or less on a smaller home, so the turns'
+2 adds of the walk rule (the second replacing the first), 4 rounds of the fixed probe goals;
+10 curates (``--curate-every 5``, as the 100 turns before made); and 50 ingests, hydrates and
+query rounds, 5 walks, 3 remembers. Every call of the driver costs the same or less on a smaller home, so the turns'
 own calls cost a quarter of ``--quick``'s (the calls are spread evenly: no one kind is most of
 it; BENCHMARKS.md measures the long runs). Each turn's checks (the newest item findable, the
 receipt's facts held and its budget kept, forgotten items never shown) run on all 50; 100 turns
