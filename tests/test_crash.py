@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from attention_cloud import Memory
+from bench_scripts import load_bench_script
 
 
 def _session_file(path: Path, session: str, n: int) -> None:
@@ -322,11 +323,7 @@ def _Var():
 
 
 def test_the_soak_calls_a_process_alive_past_the_wait_an_orphan_and_ends_the_wait_early():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("kill_soak", SOAK)
-    soak = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(soak)
+    soak = load_bench_script("kill_soak")
     lingering = subprocess.Popen(["sleep", "60"])
     gone = subprocess.Popen(["true"])
     gone.wait()
@@ -336,3 +333,22 @@ def test_the_soak_calls_a_process_alive_past_the_wait_an_orphan_and_ends_the_wai
     finally:
         lingering.kill()
         lingering.wait()
+
+
+def test_the_soak_aims_a_curate_kill_once_the_process_holds_the_home_lock(tmp_path):
+    """A kill before a writer took the home's lock changes nothing on disk: the soak waits for
+    the pid in ``.lock`` (another pid there is not it), and a process that ends first has none."""
+    soak = load_bench_script("kill_soak")
+    (tmp_path / ".lock").write_text("1\n")   # a stale holder's pid: not the process waited for
+    writer = subprocess.Popen([sys.executable, "-c",
+                               "import os, sys, time; time.sleep(0.3)\n"
+                               "open(sys.argv[1], 'w').write(f'{os.getpid()}\\n'); time.sleep(60)",
+                               str(tmp_path / ".lock")])
+    try:
+        waited = soak._wait_for_lock(writer, tmp_path)
+        assert waited is not None and waited >= 0.3
+    finally:
+        writer.kill()
+        writer.wait()
+    gone = subprocess.Popen(["true"])
+    assert soak._wait_for_lock(gone, tmp_path) is None

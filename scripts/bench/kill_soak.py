@@ -12,9 +12,13 @@ resume each, and compare the end state with an uninterrupted run.
   same files (items, their kind, session, seq, goal, time, pointer and text, and relations).
 * **curate**: a template home holds an ingested, uncurated corpus (``"embedder": "hash"``, so
   vectors are deterministic and cheap); a reference copy is curated without interruption. Each
-  trial copies the template, kills ``atc curate`` after a random delay within the reference's
-  run time (trials go on until ``--curate-kills`` runs were killed, three times as many trials
-  at most), resumes it, and compares: items, rungs (id, level, text), distilled facts,
+  trial copies the template, starts ``atc curate``, waits until it has taken the home's write
+  lock (its pid in ``.lock``: Python, SWI-Prolog and the rules loaded, the home open; a kill
+  before that changes nothing on disk and tests nothing), and kills it after a random part of
+  the time the last whole run took from that moment to its end (the reference's, or a later
+  trial's that ended before its kill: the machine's speed varies). Trials go on until
+  ``--curate-kills`` runs were killed, three times as many trials at most; each is resumed and
+  compared: items, rungs (id, level, text), distilled facts,
   provenance, arcs and members, rollups, echoes, the vector of every key, and the BM25 entry
   (presence and meta) of every record.
 * **workers**: a fresh home ingests a corpus large enough to be parsed in worker processes
@@ -78,6 +82,20 @@ def _kill_after(proc: subprocess.Popen, delay: float) -> bool:
         proc.communicate()
     proc.wait()
     return proc.returncode == -signal.SIGKILL
+
+
+def _wait_for_lock(proc: subprocess.Popen, home: Path) -> float | None:
+    """Seconds until ``proc`` writes its pid into ``home``'s write lock (it has started up and
+    opened the home: a writer takes the lock before its work), or None when it ended first."""
+    lock, pid, started = home / ".lock", str(proc.pid), time.monotonic()
+    while proc.poll() is None:
+        try:
+            if lock.read_text(encoding="ascii").strip() == pid:
+                return time.monotonic() - started
+        except (OSError, UnicodeDecodeError):
+            pass  # not made yet, or being written
+        time.sleep(0.005)
+    return None
 
 
 def _run(args: list[str]) -> subprocess.CompletedProcess:
@@ -258,9 +276,12 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
     reference = work / "curate-reference"
     shutil.copytree(template, reference)
     started = time.monotonic()
-    done = _run(["curate", "--home", str(reference), "--format", "json"])
-    took = time.monotonic() - started
-    assert done.returncode == 0, done.stderr
+    proc = _start(["curate", "--home", str(reference), "--format", "json"])
+    _wait_for_lock(proc, reference)
+    working = time.monotonic()
+    _, err = proc.communicate()
+    took, work_s = time.monotonic() - started, time.monotonic() - working
+    assert proc.returncode == 0, err
     expected = read_state(reference, curated_state)
     assert expected is not None
     killed = failed_reopens = different = total = repaired = unclean = extra = pending = 0
@@ -271,8 +292,13 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
         trial += 1
         home = work / f"curate-{trial}"
         shutil.copytree(template, home)
-        killed += _kill_after(_start(["curate", "--home", str(home), "--format", "json"]),
-                              rng.uniform(0.2, took))
+        proc = _start(["curate", "--home", str(home), "--format", "json"])
+        _wait_for_lock(proc, home)
+        working = time.monotonic()
+        if _kill_after(proc, rng.uniform(0.0, work_s)):
+            killed += 1
+        elif proc.returncode == 0:   # ended before its kill: faster than the run that timed it
+            work_s = time.monotonic() - working
         resumed = _run(["curate", "--home", str(home), "--format", "json"])
         read = (read_state(home, lambda mem: (curated_state(mem), doubled(mem)))
                 if resumed.returncode == 0 else None)
@@ -300,7 +326,8 @@ def soak_curate(work: Path, kills: int, items: int, rng: random.Random) -> dict[
             progress(f"curate trial {trial + 1}: {killed}/{kills} killed, {different} different")
     return {"kills": killed, "trials": trial + 1, "items": len(expected["item"]),
             "records_indexed": len(expected["bm25"]), "vectors": len(expected["vector"]),
-            "uninterrupted_s": round(took, 2), "failed_reopens": failed_reopens,
+            "uninterrupted_s": round(took, 2), "work_s": round(work_s, 2),
+            "failed_reopens": failed_reopens,
             "trials_different": different, "differences": total, "difference_kinds": kinds,
             "repaired_on_resume": repaired, "doubled": extra, "doctor_unclean": unclean,
             "pending_left": pending}
