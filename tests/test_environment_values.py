@@ -78,13 +78,25 @@ def test_an_absolute_cache_is_kept_and_a_relative_xdg_one_ignored(monkeypatch, t
     assert cache_dir() == tmp_path / "me" / ".cache" / "attention-cloud"
 
 
-def test_scripts_test_refuses_an_empty_worker_count():
+@pytest.mark.parametrize("workers", ["", "two", "-1"])
+def test_scripts_test_refuses_a_worker_count_before_any_setup(tmp_path, workers):
+    """Refused at once, before scripts/setup runs (which may install packages or chromium):
+    the check ran after it, so a typo in ATC_TEST_WORKERS cost a whole set-up first. The
+    script runs from a copy whose scripts/setup only leaves a mark."""
     root = Path(__file__).resolve().parent.parent
-    done = subprocess.run(["bash", str(root / "scripts" / "test"), "--version"], cwd=root,
-                          env={**os.environ, "ATC_TEST_WORKERS": ""}, capture_output=True,
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "test"
+    script.write_bytes((root / "scripts" / "test").read_bytes())
+    ran = tmp_path / "setup-ran"
+    (tmp_path / "scripts" / "setup").write_text(f"#!/bin/sh\ntouch '{ran}'\n", encoding="utf-8")
+    (tmp_path / "scripts" / "setup").chmod(0o755)
+    done = subprocess.run(["bash", str(script), "--version"], cwd=tmp_path,
+                          env={**os.environ, "ATC_TEST_WORKERS": workers}, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.strip() == "scripts/test: ATC_TEST_WORKERS must be a whole number, not ''"
+    assert done.stderr.strip() == (f"scripts/test: ATC_TEST_WORKERS must be a whole number, "
+                                   f"not '{workers}'")
+    assert not ran.exists()
 
 
 def test_a_hook_meeting_an_unreadable_value_says_so_in_the_homes_log(tmp_path):
