@@ -3,6 +3,7 @@ homes built once per process; and the order scripts/test's workers take the file
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -21,6 +22,14 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
 sys.dont_write_bytecode = False
 sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+
+# A suite started with Ctrl-C ignored (a background job of a non-interactive shell, nohup)
+# handed that to every `atc` it started, and the tests that interrupt one waited on a process
+# that never saw it (test_interrupts: minutes at full CPU, then a timeout). A handled signal is
+# reset to its default in a child, an ignored one is not: handle it here, so children see the
+# Ctrl-C a user's terminal would send them.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: The cache of derived files (MiniLM's faster form, the compiled rules: paths.cache_dir), fixed
 #: for every process the suite starts to the one this user's `scripts/setup` filled. Tests that
