@@ -47,6 +47,25 @@ def test_with_no_goal_yet_nothing_is_continued():
     assert not continues_goal("continue implementation", "")
 
 
+def test_a_number_of_its_own_makes_a_new_goal():
+    """"now fix issue 43" under "fix issue 42" read as a nudge (only its letters were words),
+    so the issue worked on next kept the old goal."""
+    assert not continues_goal("now fix issue 43", "fix issue 42")
+    assert continues_goal("continue with issue 42", "fix issue 42")
+
+
+def test_the_same_record_written_twice_is_one_item():
+    """The goal said again read as a nudge of itself: a user record Claude Code wrote twice
+    (same uuid) became the goal, then a turn, two items where the file says one."""
+    line = json.dumps({"type": "user", "uuid": "same", "sessionId": SID,
+                       "message": {"role": "user", "content": "Bump the version."}})
+    assert not continues_goal("Bump the version.", "Bump the version.")
+    from attention_cloud.ingest import parse_text
+
+    result = parse_text(f"{line}\n{line}\n", name="repeat.jsonl")
+    assert [(i.kind, i.text) for i in result.items] == [("user_goal", "Bump the version.")]
+
+
 def _session(tmp_path: Path, prompts: list[str]) -> Path:
     """Each prompt, then a Bash call and its result."""
     records: list[dict] = []

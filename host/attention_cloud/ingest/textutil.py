@@ -73,6 +73,7 @@ def _slips(words: frozenset[str]) -> frozenset[str]:
 
 _NUDGE_SLIPS = _slips(_NUDGE_WORDS)
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
+_WORD_RUNS = re.compile(r"[^\W\d_]+|\d+")   # letters, or digits: a number is a word too
 
 
 def parts_text(content: object, types: frozenset[str] | None = None) -> str:
@@ -195,16 +196,21 @@ def continues_goal(text: str, goal: str) -> bool:
     ("continue implementation", "/compact and continue with the remaining tasks", "create
     the beads" under "/create-beads …"): every word is a stopword, an acknowledgement, a word
     that urges the agent on (or a slip of one), the slash command's name, or a word of the
-    goal. Such a prompt keeps the goal; False when there is no goal to keep."""
+    goal. A number is a word of its own ("now fix issue 43" under "fix issue 42" is a new
+    goal), and the goal said again is the goal, not a nudge (a record written twice stays one
+    item). Such a prompt keeps the goal; False when there is no goal to keep."""
     if not goal:
         return False
     lowered = text.strip().lower().replace("'", "")
+    goal_lowered = goal.strip().lower().replace("'", "")
+    if lowered.split() == goal_lowered.split():
+        return False
     if lowered.startswith("/"):   # the command's name (/compact, /plugin:cmd): how, not what
         lowered = lowered.partition(" ")[2]
-    words = _LETTER_RUNS.findall(lowered)
+    words = _WORD_RUNS.findall(lowered)
     if not words or len(words) > _MAX_NUDGE_WORDS:
         return False
-    known = {_singular(w) for w in _LETTER_RUNS.findall(goal.lower().replace("'", ""))}
+    known = {_singular(w) for w in _WORD_RUNS.findall(goal_lowered)}
     return all(
         w in STOPWORDS or w in _ACK_WORDS or w in _NUDGE_WORDS or w in _NUDGE_SLIPS
         or _singular(w) in known
