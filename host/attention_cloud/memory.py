@@ -1360,8 +1360,9 @@ def read_rules_file(path: str | os.PathLike[str], too_large: str) -> str:
         InputError: it cannot be read, or is not UTF-8 (``PATH: cannot read rules file
             (...)``).
     """
-    name = _path_shown(os.fspath(path))
-    if os.fspath(path) == "-":
+    given = os.fspath(path)
+    name = _path_shown(given)
+    if given == "-":
         data = sys.stdin.buffer.read(MAX_RULES_BYTES + 1)
     else:
         try:
