@@ -347,3 +347,29 @@ def test_the_stop_hook_is_captured_by_the_running_server(tmp_path):
     _ingest_session(cold, "stop", "S1", str(transcript), CWD)
     with Memory.open(cold) as mem:
         assert live(mem) == warm_items
+
+
+@pytest.mark.parametrize("switch, said", [("off", None),
+                                          ("of", "captured without the server")])
+def test_a_server_turned_off_or_a_switch_misread_still_captures_the_turn(tmp_path, monkeypatch,
+                                                                        switch, said):
+    """`ATC_HOOK_SERVER=off` captures in the hook's process and starts no server; a value that
+    cannot be read (`of`) is logged, and the turn is captured all the same, never lost."""
+    from attention_cloud.agents.hooks import capture
+    from attention_cloud.agents.recall_server import socket_path
+
+    home = new_home(tmp_path / "home")
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(synthetic_session(random.Random(2), 40))
+    monkeypatch.setenv("ATC_HOOK_SERVER", switch)
+    payload = json.dumps({"session_id": "S1", "transcript_path": str(transcript), "cwd": CWD,
+                          "hook_event_name": "Stop"})
+    capture(payload, home, event="stop", foreground=True)
+    captured = [line for line in log_lines(home) if " stop session=S1" in line]
+    assert captured and "via=process" in captured[-1] and " new=" in captured[-1], log_lines(home)
+    if said:
+        assert any(said in line for line in log_lines(home)), log_lines(home)
+    assert not socket_path(home).exists()
+    new = int(captured[-1].split(" new=")[1].split()[0])
+    with Memory.open(home) as mem:
+        assert new > 0 and mem.stats()["live"] == new, mem.stats()
