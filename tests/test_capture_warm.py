@@ -373,3 +373,20 @@ def test_a_server_turned_off_or_a_switch_misread_still_captures_the_turn(tmp_pat
     new = int(captured[-1].split(" new=")[1].split()[0])
     with Memory.open(home) as mem:
         assert new > 0 and mem.stats()["live"] == new, mem.stats()
+
+
+def test_a_transcript_the_hook_cannot_read_is_named_in_its_log(tmp_path, monkeypatch):
+    """A transcript no format reads (its first line not JSON) was logged as `new=0
+    unchanged=0`, as if the turn had said nothing: the log line names the file and why."""
+    from attention_cloud.agents.hooks import capture
+
+    home = new_home(tmp_path / "home")
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(b"not json at all\n" + synthetic_session(random.Random(2), 10))
+    monkeypatch.setenv("ATC_HOOK_SERVER", "off")
+    payload = json.dumps({"session_id": "S1", "transcript_path": str(transcript), "cwd": CWD,
+                          "hook_event_name": "Stop"})
+    capture(payload, home, event="stop", foreground=True)
+    captured = [line for line in log_lines(home) if " stop session=S1" in line]
+    assert captured and captured[-1].endswith("; s.jsonl not read (cannot detect format)"), \
+        log_lines(home)

@@ -463,9 +463,13 @@ def _ingest_session(home: Path, event: str, session: str, transcript: str, cwd: 
             report, curated = _ingest_and_curate(mem, paths, segment)
         finally:
             host.wrote()
+    # a transcript not read (no format recognised, unreadable) is said, not logged as new=0
+    not_read = "".join(f"; {Path(name).name} not read ({reason})"
+                       for name, reason in report.files_skipped)
     log(home, event, f"session={session} segment={segment} via={'server' if host else 'process'} "
                      f"new={report.new} unchanged={report.unchanged} "
-                     f"curated={curated.get('items', 0)} in {time.perf_counter() - started:.1f} s")
+                     f"curated={curated.get('items', 0)} in {time.perf_counter() - started:.1f} s"
+                     f"{not_read}")
 
 
 def _ingest_and_curate(mem: Any, paths: list[str], segment: str) -> tuple[Any, dict[str, Any]]:
