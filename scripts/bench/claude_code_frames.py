@@ -119,7 +119,7 @@ def sessions(data: Path) -> list[Path]:
 def run(data: Path, embedder: str, budgets: list[int], show: int) -> tuple[list[Row], str]:
     from attention_cloud import Memory
     from attention_cloud.bridge import Var
-    from attention_cloud.curation import indexed_text
+    from attention_cloud.vector_texts import indexed_text
     from attention_cloud.embed import LexicalIndex
     from attention_cloud.home import write_config
     from longmemeval import baseline_framing, bm25_frame

@@ -559,7 +559,7 @@ def run_questions(questions: list[Instance], args: argparse.Namespace, workdir: 
     curate times are the shared ones)."""
     from attention_cloud import Memory
     from attention_cloud.curate import estimate_tokens
-    from attention_cloud.curation import indexed_text
+    from attention_cloud.vector_texts import indexed_text
     from attention_cloud.embed import LexicalIndex
     from attention_cloud.home import write_config
 
