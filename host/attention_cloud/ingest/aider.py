@@ -132,7 +132,7 @@ class AiderParser:
         text = "\n".join(line.rstrip() for line in block.lines).strip()
         pointer = line_pointer(base, block.first, block.last or block.first)
         if block.role == "user":
-            kind = user_message_kind(text)
+            kind = user_message_kind(text, goal=self.collector.goal(self.session))
             if kind == "user_goal" and SLASH_COMMAND.match(text) \
                     and not _REQUEST_COMMANDS.match(text):
                 kind = "turn"

@@ -418,7 +418,7 @@ class GeminiParser:
         if files:  # the files an @path named, read in after what the user wrote
             self.collector.ignore("referenced-files")
             text = said.strip()
-        kind = user_message_kind(text)
+        kind = user_message_kind(text, goal=self.collector.goal(self.session))
         if kind == "user_goal" and SLASH_COMMAND.match(text):
             kind = "turn"
         if kind is None:

@@ -352,7 +352,8 @@ class OpenHandsParser:
             self._task(content, pointer, f"u{identity}")
             return
         text = clean_message(content)
-        kind = "turn" if _CONTINUE.match(text) else user_message_kind(text)
+        kind = "turn" if _CONTINUE.match(text) else user_message_kind(
+            text, goal=self.collector.goal(self.session))
         if kind is None:
             self.collector.no_item(text)
         else:
