@@ -390,3 +390,23 @@ def test_a_transcript_the_hook_cannot_read_is_named_in_its_log(tmp_path, monkeyp
     captured = [line for line in log_lines(home) if " stop session=S1" in line]
     assert captured and captured[-1].endswith("; s.jsonl not read (cannot detect format)"), \
         log_lines(home)
+
+
+@pytest.mark.parametrize("bad, said", [
+    ([1], "capture request is not a JSON object"),
+    ({"event": "prompt", "transcript_path": "/x.jsonl"}, "capture request names no hook event"),
+])
+def test_a_capture_request_the_server_cannot_read_is_answered_with_why(tmp_path, bad, said):
+    """A malformed capture request (another client on the socket, an older hook) is answered
+    with an error naming it and logged; nothing is written and the server goes on."""
+    from attention_cloud.agents.recall_server import _captured
+
+    home = new_home(tmp_path / "home")
+    host = MemoryHost(home)
+    try:
+        answer = _captured(bad, home, host)
+    finally:
+        host.close()
+    assert said in answer.get("error", ""), answer
+    assert any("capture not done" in line and said in line for line in log_lines(home))
+    assert not (home / "journal.pl").exists() or (home / "journal.pl").stat().st_size == 0
