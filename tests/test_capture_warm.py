@@ -410,3 +410,36 @@ def test_a_capture_request_the_server_cannot_read_is_answered_with_why(tmp_path,
     assert said in answer.get("error", ""), answer
     assert any("capture not done" in line and said in line for line in log_lines(home))
     assert not (home / "journal.pl").exists() or (home / "journal.pl").stat().st_size == 0
+
+
+def test_a_server_that_answers_an_error_leaves_the_turn_to_the_hook(tmp_path, monkeypatch):
+    """A server that answers the capture with an error (it could not read the transcript,
+    a bug): the hook's own process captures the turn cold, never loses it."""
+    from attention_cloud.agents.hooks import capture
+    from attention_cloud.agents.recall_server import socket_path
+
+    home = new_home(tmp_path / "home")
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(synthetic_session(random.Random(2), 40))
+    (home / "hooks").mkdir()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(socket_path(home)))
+    listener.listen(1)
+
+    def answer_an_error() -> None:
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        conn.sendall(b'{"error": "capture not done: a bug"}')
+        conn.close()
+        listener.close()
+
+    threading.Thread(target=answer_an_error, daemon=True).start()
+    monkeypatch.setenv("ATC_HOOK_SERVER", "on")
+    payload = json.dumps({"session_id": "S1", "transcript_path": str(transcript), "cwd": CWD,
+                          "hook_event_name": "Stop"})
+    capture(payload, home, event="stop", foreground=True)
+    captured = [line for line in log_lines(home) if " stop session=S1" in line]
+    assert captured and "via=process" in captured[-1], log_lines(home)
+    new = int(captured[-1].split(" new=")[1].split()[0])
+    with Memory.open(home) as mem:
+        assert new > 0 and mem.stats()["live"] == new, mem.stats()
