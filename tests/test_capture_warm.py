@@ -274,26 +274,36 @@ with Memory.open({str(home)!r}) as mem:
             mem.release()
 
 
-def test_a_server_that_dies_mid_capture_leaves_the_turn_to_the_hook(tmp_path):
-    """A server that takes the request and dies without an answer: the hook's own process
-    captures the turn (and starts a server for the next)."""
-    from attention_cloud.agents.recall_server import ask, socket_path
+def fake_server(home: Path, answer: bytes | None) -> None:
+    """A recall server on ``home``'s socket that takes one request and answers ``answer``
+    (None: closes without one, as a server that died), then is gone."""
+    from attention_cloud.agents.recall_server import socket_path
 
-    home = new_home(tmp_path / "home")
-    transcript = tmp_path / "s.jsonl"
-    transcript.write_bytes(synthetic_session(random.Random(2), 40))
     (home / "hooks").mkdir()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(str(socket_path(home)))
     listener.listen(1)
 
-    def die_on_first_request() -> None:
+    def serve_once() -> None:
         conn, _ = listener.accept()
         conn.recv(65536)
-        conn.close()                            # no answer: the process died
+        if answer is not None:
+            conn.sendall(answer)
+        conn.close()
         listener.close()
 
-    threading.Thread(target=die_on_first_request, daemon=True).start()
+    threading.Thread(target=serve_once, daemon=True).start()
+
+
+def test_a_server_that_dies_mid_capture_leaves_the_turn_to_the_hook(tmp_path):
+    """A server that takes the request and dies without an answer: the hook's own process
+    captures the turn (and starts a server for the next)."""
+    from attention_cloud.agents.recall_server import ask
+
+    home = new_home(tmp_path / "home")
+    transcript = tmp_path / "s.jsonl"
+    transcript.write_bytes(synthetic_session(random.Random(2), 40))
+    fake_server(home, None)                     # no answer: the process died
     payload = json.dumps({"session_id": "S1", "transcript_path": str(transcript), "cwd": CWD,
                           "hook_event_name": "Stop"})
     try:
@@ -416,24 +426,11 @@ def test_a_server_that_answers_an_error_leaves_the_turn_to_the_hook(tmp_path, mo
     """A server that answers the capture with an error (it could not read the transcript,
     a bug): the hook's own process captures the turn cold, never loses it."""
     from attention_cloud.agents.hooks import capture
-    from attention_cloud.agents.recall_server import socket_path
 
     home = new_home(tmp_path / "home")
     transcript = tmp_path / "s.jsonl"
     transcript.write_bytes(synthetic_session(random.Random(2), 40))
-    (home / "hooks").mkdir()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(str(socket_path(home)))
-    listener.listen(1)
-
-    def answer_an_error() -> None:
-        conn, _ = listener.accept()
-        conn.recv(65536)
-        conn.sendall(b'{"error": "capture not done: a bug"}')
-        conn.close()
-        listener.close()
-
-    threading.Thread(target=answer_an_error, daemon=True).start()
+    fake_server(home, b'{"error": "capture not done: a bug"}')
     monkeypatch.setenv("ATC_HOOK_SERVER", "on")
     payload = json.dumps({"session_id": "S1", "transcript_path": str(transcript), "cwd": CWD,
                           "hook_event_name": "Stop"})
