@@ -160,20 +160,31 @@ calls_rows(Top, Rows, Ticks) :-
 """
 
 
+def _pass_between(mem: Any, goals: list[str], budget: int, plane: str, source: str, module: str,
+                  start: str, stop: Callable[[], Any]) -> Any:
+    """One pass of hydrations of ``goals`` (receipts not stored) after ``module:start`` (``source``,
+    defining ``module``, loaded once), then ``stop()``, called whatever happened: its answer."""
+    from attention_cloud.hydration import hydrate
+
+    load_phases(mem, source, module)
+    mem.pl.once(f"{module}:{start}")
+    try:
+        for goal in goals:
+            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+    finally:
+        answer = stop()
+    return answer
+
+
 def calls(mem: Any, goals: list[str], top: int, budget: int = 2000,
           plane: str = "default") -> list[tuple[str, float, float]]:
     """One pass over ``goals`` under SWI-Prolog's profiler: the ``top`` predicates called most,
     as (predicate, calls a frame, share of the own-time samples)."""
     from attention_cloud.bridge import Var
-    from attention_cloud.hydration import hydrate
 
-    load_phases(mem, CALLS_PL, "bench_hydrate_calls")
-    mem.pl.once("bench_hydrate_calls:calls_start")
-    try:
-        for goal in goals:
-            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
-    finally:
-        rows, ticks = mem.pl.once("bench_hydrate_calls:calls_rows", top, Var(), Var())
+    rows, ticks = _pass_between(
+        mem, goals, budget, plane, CALLS_PL, "bench_hydrate_calls", "calls_start",
+        lambda: mem.pl.once("bench_hydrate_calls:calls_rows", top, Var(), Var()))
     found = [(str(r.args[0]), int(r.args[1]), int(r.args[2])) for r in rows]
     return [(name, n / len(goals), t / max(int(ticks), 1)) for name, n, t in found]
 
@@ -220,15 +231,10 @@ def redundancy(mem: Any, goals: list[str], passes: int, budget: int = 2000,
     recorded calls, alternated: the checks on copies, and the copies alone). The wrapper and
     the recorded calls are gone after."""
     from attention_cloud.bridge import Atom, Var
-    from attention_cloud.hydration import hydrate
 
-    load_phases(mem, REDUNDANCY_PL, "bench_hydrate_redundancy")
-    mem.pl.once("bench_hydrate_redundancy:redundancy_record")
-    try:
-        for goal in goals:
-            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
-    finally:
-        (count,) = mem.pl.once("bench_hydrate_redundancy:redundancy_recorded", Var())
+    (count,) = _pass_between(
+        mem, goals, budget, plane, REDUNDANCY_PL, "bench_hydrate_redundancy", "redundancy_record",
+        lambda: mem.pl.once("bench_hydrate_redundancy:redundancy_recorded", Var()))
     try:
         cpu: dict[str, list[float]] = {"checks": [], "copies": []}
         for at in range(passes):
