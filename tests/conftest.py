@@ -23,6 +23,14 @@ os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
 sys.dont_write_bytecode = False
 sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
+import pycache_fill  # noqa: E402  (tests/: a helper of this file)
+
+# The prefix hides the byte-code pip compiled beside the installed modules: link it in, once
+# for the pytest process that runs or hands out the tests (its workers find it there).
+if not os.environ.get("PYTEST_XDIST_WORKER"):
+    pycache_fill.link_installed_bytecode(Path(sys.pycache_prefix),
+                                         pycache_fill.installed_roots())
+
 # A suite started with Ctrl-C ignored (a background job of a non-interactive shell, nohup)
 # handed that to every `atc` it started, and the tests that interrupt one waited on a process
 # that never saw it (test_interrupts: minutes at full CPU, then a timeout). A handled signal is
@@ -80,6 +88,20 @@ def pytest_ignore_collect(collection_path, config):
             and "mark.serial" not in collection_path.read_text(encoding="utf-8")):
         return True
     return None   # the others (--ignore) decide
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, before the workers start (xdist starts them in a later
+    ``pytest_sessionstart``): compile the package's and the tests' modules once, in parallel, so
+    that on a clean clone each worker does not compile the same files at the same moment."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.pluginmanager.has_plugin("dsession"):
+        return
+    here = config.invocation_params.dir
+    test_paths = [here / arg.split("::")[0] for arg in config.args]
+    pycache_fill.compile_project(config, [ROOT / "host", ROOT / "tests"],
+                                 [p for p in test_paths if p.exists()],
+                                 min(os.cpu_count() or 1, config.option.numprocesses or 1))
 
 
 def pytest_collection_modifyitems(config, items):
