@@ -25,12 +25,6 @@ sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 import pycache_fill  # noqa: E402  (tests/: a helper of this file)
 
-# The prefix hides the byte-code pip compiled beside the installed modules: link it in, once
-# for the pytest process that runs or hands out the tests (its workers find it there).
-if not os.environ.get("PYTEST_XDIST_WORKER"):
-    pycache_fill.link_installed_bytecode(Path(sys.pycache_prefix),
-                                         pycache_fill.installed_roots())
-
 # A suite started with Ctrl-C ignored (a background job of a non-interactive shell, nohup)
 # handed that to every `atc` it started, and the tests that interrupt one waited on a process
 # that never saw it (test_interrupts: minutes at full CPU, then a timeout). A handled signal is
@@ -88,6 +82,14 @@ def pytest_ignore_collect(collection_path, config):
             and "mark.serial" not in collection_path.read_text(encoding="utf-8")):
         return True
     return None   # the others (--ignore) decide
+
+
+def pytest_configure(config):
+    """The prefix hides the byte-code pip compiled beside the installed modules: the pytest
+    process that runs or hands out the tests links it in (its workers find it there)."""
+    if not hasattr(config, "workerinput"):
+        pycache_fill.link_installed_bytecode(Path(sys.pycache_prefix),
+                                             pycache_fill.installed_roots())
 
 
 def pytest_sessionstart(session):
