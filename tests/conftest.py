@@ -16,7 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 #: without byte-code each compiled the package from source again, about 0.2-0.4 s of CPU a start
 #: (BENCHMARKS.md, "The suite's wall time", round 30). Set before any process is started, so
 #: every child inherits it, under scripts/test or a plain pytest; PYTHONDONTWRITEBYTECODE would
-#: turn it off.
+#: turn it off. The prefix hides the byte-code pip compiled beside the installed modules: it is
+#: linked in, and under pytest-xdist the project's files are compiled before the workers start
+#: (pytest_configure, pytest_sessionstart: tests/pycache_fill.py), so that a clean clone pays
+#: each compile once, not once per worker (BENCHMARKS.md, round 35, qa218).
 PYCACHE = ROOT / ".local" / "pycache"
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
@@ -103,7 +106,7 @@ def pytest_sessionstart(session):
     test_paths = [here / arg.split("::")[0] for arg in config.args]
     pycache_fill.compile_project(config, [ROOT / "host", ROOT / "tests"],
                                  [p for p in test_paths if p.exists()],
-                                 min(os.cpu_count() or 1, config.option.numprocesses or 1))
+                                 min(os.cpu_count() or 1, int(config.option.numprocesses)))
 
 
 def pytest_collection_modifyitems(config, items):

@@ -105,7 +105,10 @@ def _compile_rewritten(source: str) -> None:
     from _pytest.assertion import rewrite
 
     path = Path(source)
-    source_hash, code = rewrite._rewrite_test(path, _CONFIG)
+    try:
+        source_hash, code = rewrite._rewrite_test(path, _CONFIG)
+    except (SyntaxError, ValueError, OSError):   # the workers' collection reports it
+        return
     rewrite._write_pyc(_CONFIG.stash[rewrite.assertstate_key], code, source_hash,
                        rewrite.get_cache_dir(path) / (path.name[:-3] + rewrite.PYC_TAIL))
 
