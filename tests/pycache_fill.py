@@ -125,27 +125,17 @@ def _rewritten_pyc(path: Path) -> Path | None:
 
 
 def _rewritten_plugins(config) -> list[Path]:
-    """The modules of the installed packages pytest rewrites as plugins (hypothesis, anyio,
-    xdist), which every worker rewrote again."""
+    """The installed modules of the packages pytest rewrites as plugins (hypothesis, anyio,
+    xdist) that this process has loaded: every worker loads and rewrote them again."""
     try:
         from _pytest.assertion.rewrite import assertstate_key
 
-        names = sorted(config.stash[assertstate_key].hook._must_rewrite)
+        marked = config.stash[assertstate_key].hook._must_rewrite
     except (ImportError, AttributeError, KeyError):
         return []
-    files: list[Path] = []
-    for name in names:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            continue
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            continue
-        origin = Path(spec.origin)
-        if origin.is_relative_to(sys.prefix) or origin.is_relative_to(sys.base_prefix):
-            files += [origin] if not spec.submodule_search_locations else _python_files(
-                [origin.parent])
-    return files
+    sources = (getattr(module, "__file__", None) for name, module in list(sys.modules.items())
+               if name.partition(".")[0] in marked)
+    return [Path(source) for source in sources if source and source.endswith(".py")]
 
 
 def compile_project(config, project_dirs: list[Path], test_paths: list[Path],
