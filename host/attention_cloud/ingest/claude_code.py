@@ -73,6 +73,7 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
+from .earlier_copies import earlier_sessions
 from .jsonlines import json_records
 from .open_calls import OpenCalls
 from .source import Source
@@ -183,16 +184,28 @@ class ClaudeCodeParser:
         self.session_uuids: deque[str] = deque(maxlen=_FOLLOWED_WINDOW)
         self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system,
                          "attachment": self._attachment}
+        # uuid -> the session an earlier file beside this one wrote the record under (a
+        # resumed session's copies, rewritten with its new id: :mod:`.earlier_copies`)
+        self.earlier: dict[str, str] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The copies open the file: a reading resumed after them meets none (and the map of
+        # the earlier file's records would make the state kept between readings large).
+        return {**self.__dict__, "earlier": {}}
 
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
+        if source.resume_at[0] == 0:
+            self.earlier = earlier_sessions(source.pointer_base)
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):
                 self.collector.skip(number, 'not a Claude Code record (no "type")')
                 continue
             self.well_formed += 1
+            if self.earlier:
+                record = self._as_first_written(record)
             self._follow(record)
             read = self._readers.get(record_type)
             if read is None:  # other types produce no items by design, but are counted
@@ -213,6 +226,13 @@ class ClaudeCodeParser:
             read(rec, record)
         self.open_calls.remember()
         return self.well_formed
+
+    def _as_first_written(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` under the session an earlier file wrote it under, when it is a copy."""
+        uuid = record.get("uuid")
+        first = self.earlier.get(uuid) if isinstance(uuid, str) else None
+        return record if first is None or first == record.get("sessionId") \
+            else {**record, "sessionId": first}
 
     def _follow(self, record: dict[str, Any]) -> None:
         """A resumed session (``claude --resume``) is written to a new file under a new id,

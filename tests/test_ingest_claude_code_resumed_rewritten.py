@@ -1,0 +1,124 @@
+"""A Claude Code session resumed (``claude --resume``) into a new file whose copy of the old
+records is rewritten with the new ``sessionId`` (round 35, qa213): a record's ``uuid`` names it
+across files, so each copy is the item the old file gave (nothing doubled, its pointer the file
+read first), and the new records go on with the old goal. Ingesting the files again adds
+nothing."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.ingest import parse_path
+from claude_code_21 import cc21_record
+
+OLD = "0ld5e551-0000-4000-8000-000000000001"
+NEW = "9e75e551-0000-4000-8000-000000000002"
+GOAL = "Find out why the nightly export job writes an empty CSV and fix it."
+REAL = Path("/work/shared/data/claude-code-real/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
+
+
+def _records(session: str, start: int, prompt: str, step: str) -> list[dict]:
+    """A prompt, a Bash call and its failing result, chained by ``parentUuid``."""
+    records = []
+    for n, kind, content in (
+        (start, "user", prompt),
+        (start + 1, "assistant", [{"type": "tool_use", "id": f"toolu_{start}", "name": "Bash",
+                                   "input": {"command": f"python export.py --{step}"}}]),
+        (start + 2, "user", [{"tool_use_id": f"toolu_{start}", "type": "tool_result",
+                              "is_error": True,
+                              "content": f"KeyError: 'created_at' in export.py ({step})"}]),
+    ):
+        record = cc21_record(n, kind, content, session=session, cwd="/srv/app", branch="main",
+                             timestamp=f"2026-03-02T10:{n:02d}:00.000Z")
+        record["parentUuid"] = f"u-{n - 1:04d}" if n > 1 else None
+        records.append(record)
+    return records
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _resumed_pair(folder: Path) -> tuple[Path, Path]:
+    """The old session's file, and the resumed one: its records again under the new id,
+    then two turns of its own."""
+    old = _records(OLD, 1, GOAL, "dry-run")
+    copies = [dict(r, sessionId=NEW) for r in old]
+    folder.mkdir(parents=True, exist_ok=True)
+    return (_write(folder / f"{OLD}.jsonl", old),
+            _write(folder / f"{NEW}.jsonl", copies + _records(NEW, 4, "continue", "full")
+                   + _records(NEW, 7, "go on", "again")))
+
+
+def _rows(mem: Memory) -> list[dict]:
+    return mem.query("item_text(H, T), item_session(H, S), item_goal(H, G), item_source(H, F)",
+                     limit=1000).rows
+
+
+def test_copies_under_the_new_id_are_the_old_items_and_the_new_ones_keep_the_goal(tmp_path):
+    old, new = _resumed_pair(tmp_path / "project")
+    with Memory.open(tmp_path / "home") as mem:
+        first, second = mem.ingest([str(old)]), mem.ingest([str(new)])
+        again = mem.ingest([str(tmp_path / "project")])
+        rows = _rows(mem)
+    assert (first.new, second.unchanged, second.new, again.new) == (2, 2, 2, 0)
+    assert len(rows) == 4 and len({r["T"] for r in rows}) == 4             # none twice
+    copies = [r for r in rows if "dry-run" in r["T"]]
+    assert {(r["S"], Path(r["F"].rsplit(":", 1)[0]).name) for r in copies} == {(OLD, old.name)}   # the first
+    assert {r["G"] for r in rows} == {GOAL}
+
+
+def test_read_in_one_call_the_copies_are_held_once(tmp_path):
+    _resumed_pair(tmp_path / "project")
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(tmp_path / "project")])
+        rows = _rows(mem)
+    assert report.new == len(rows) == 4
+    assert {r["G"] for r in rows} == {GOAL}
+
+
+def test_the_old_file_read_after_the_resumed_one_adds_nothing(tmp_path):
+    old, new = _resumed_pair(tmp_path / "project")
+    assert [i.session for i in parse_path(new).items] == [OLD, OLD, NEW, NEW]
+    with Memory.open(tmp_path / "home") as mem:
+        assert (mem.ingest([str(new)]).new, mem.ingest([str(old)]).new) == (4, 0)
+
+
+def test_a_file_elsewhere_that_starts_alike_is_no_earlier_copy(tmp_path):
+    # Only a smaller file beside it, among whose first records its first is, is an earlier
+    # reading of the conversation: the same records in another folder are not looked for.
+    old, new = _resumed_pair(tmp_path / "a")
+    moved = tmp_path / "b" / new.name
+    moved.parent.mkdir()
+    new.rename(moved)
+    assert [i.session for i in parse_path(moved).items] == [NEW] * 4
+
+
+@pytest.mark.skipif(not REAL.is_file(), reason=f"{REAL} is not here")
+def test_a_real_session_resumed_with_its_records_rewritten_is_not_doubled(tmp_path):
+    # The real session cut where its user typed "continue until all are done": the old file
+    # ends there; the resumed file holds every record again, all under the new id.
+    lines = REAL.read_text(encoding="utf-8").splitlines()
+    cut = next(n for n, line in enumerate(lines)
+               if '"content":"continue until all are done"' in line)
+    old_id = json.loads(lines[cut])["sessionId"]
+    records = [json.loads(line) for line in lines]
+    old = tmp_path / "project" / f"{old_id}.jsonl"
+    old.parent.mkdir()
+    old.write_text("\n".join(lines[:cut]) + "\n")
+    new = _write(tmp_path / "project" / f"{NEW}.jsonl",
+                 [dict(r, sessionId=NEW) if "sessionId" in r else r for r in records])
+    whole = parse_path(REAL).items
+    with Memory.open(tmp_path / "home") as mem:
+        first, second = mem.ingest([str(old)]), mem.ingest([str(new)])
+        again = mem.ingest([str(old.parent)])
+        rows = mem.query("item_text(H, T), item_goal(H, G)", limit=100_000).rows
+    assert first.new + second.new == len(rows) == len(whole) and again.new == 0
+    assert Counter(r["T"] for r in rows) == Counter(i.text for i in whole)   # none twice
+    assert {r["G"] for r in rows} == {whole[0].text}
