@@ -74,6 +74,7 @@ from .classify import (
 )
 from .collector import ItemCollector
 from .earlier_copies import earlier_sessions
+from .earlier_goals import EarlierGoals
 from .jsonlines import json_records
 from .open_calls import OpenCalls
 from .source import Source
@@ -187,17 +188,21 @@ class ClaudeCodeParser:
         # uuid -> the session an earlier file beside this one wrote the record under (a
         # resumed session's copies, rewritten with its new id: :mod:`.earlier_copies`)
         self.earlier: dict[str, str] = {}
+        # the goal at a record another file beside this one holds (:mod:`.earlier_goals`)
+        self.earlier_goals: EarlierGoals | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # The copies open the file: a reading resumed after them meets none (and the map of
-        # the earlier file's records would make the state kept between readings large).
-        return {**self.__dict__, "earlier": {}}
+        # the earlier file's records would make the state kept between readings large); the
+        # other files' goals are looked for again when a reading needs them.
+        return {**self.__dict__, "earlier": {}, "earlier_goals": None}
 
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
         if source.resume_at[0] == 0:
             self.earlier = earlier_sessions(source.pointer_base)
+        self.earlier_goals = EarlierGoals(source.pointer_base)
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):
@@ -248,9 +253,23 @@ class ClaudeCodeParser:
                 self.collector.go_on(session, self.last_session)
             self.last_session = session
             self.session_uuids.clear()
+        if isinstance(session, str) and session and not self.collector.goal(session):
+            goal = self._goal_elsewhere(record)
+            if goal:
+                self.collector.go_on_with(session, goal)
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             self.session_uuids.append(uuid)
+
+    def _goal_elsewhere(self, record: dict[str, Any]) -> str | None:
+        """The goal at the record ``record`` follows on from, when another file beside this
+        one holds it (a session resumed into a file holding only its new records; the
+        session's own file, for the compaction subagent's); None otherwise."""
+        parent = record.get("parentUuid")
+        if (not isinstance(parent, str) or not parent or parent in self.session_uuids
+                or self.earlier_goals is None):
+            return None
+        return self.earlier_goals.goal_at(parent)
 
     def _hook_context(self, rec: _Record, compaction: bool) -> bool:
         """Read a tool hook's additional context (``PostToolUse:Edit hook additional context:
@@ -262,21 +281,24 @@ class ClaudeCodeParser:
         found = _HOOK_CONTEXT.match(_joined_text(_content(rec.record)))
         if found is None:
             return False
-        if compaction:
+        goal = None
+        if compaction:   # the session's report, on the call it follows in the session's file
             rec.sidechain, rec.agent = False, ""
-        self._hook_item(rec, found.group(1), found.group(2))
+            goal = self._goal_elsewhere(rec.record)
+        self._hook_item(rec, found.group(1), found.group(2), goal)
         return True
 
-    def _hook_item(self, rec: _Record, hook: str, context: str) -> None:
+    def _hook_item(self, rec: _Record, hook: str, context: str,
+                   goal: str | None = None) -> None:
         """The item of a tool hook's additional ``context``, said by ``hook`` (its event and
-        tool, ``PostToolUse:Edit``)."""
+        tool, ``PostToolUse:Edit``); ``goal``: its goal, where not the session's active one."""
         news = _HOOK_TAGS.sub("", context).strip()   # "[FORMAT] ok": a check that passed
         kind = tool_output_kind(None, context, False)
         if kind is None or not news or is_acknowledgement(news):
             self.collector.no_item(news)
             return
         self._add(rec, 0, kind, "tool", output_text(None, f"{hook} hook: {context}", kind),
-                  links=(("hook", hook),))
+                  links=(("hook", hook),), goal=goal)
 
     def _is_compaction(self, rec: _Record) -> bool:
         """True for a record of the compaction subagent: its prompt, or the summary it wrote."""

@@ -1,0 +1,139 @@
+"""The goal at a Claude Code record that another file holds.
+
+A record names the record it follows (``parentUuid``). Where that record is in another file,
+the goal active there goes on here:
+
+* a session resumed into a new file that holds only the new records: its first record follows
+  on from the old session's last, in the old file beside it;
+* a tool hook's report that Claude Code 2.1.39 kept only in the compaction subagent's file
+  (``<session>/subagents/agent-acompact-*.jsonl``): it follows the call it reports on, in the
+  session's own file.
+
+The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
+its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
+beside it. The goal at the record is that of the last item the other file gives at or before
+the record's line (its reading with this reader: what an ingest of it holds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from pathlib import Path
+
+from ..errors import InputError
+from .subagents import parent_session_file
+
+#: How many other files' readings are kept (by path, size and mtime) while files are read.
+_KEPT_READINGS = 4
+_readings: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()
+_reading_now: set[str] = set()   # files whose lookups are under way (a cycle stops there)
+
+
+class EarlierGoals:
+    """Answers "which goal was active at record ``uuid``" from the files beside ``path``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        self._answers: dict[str, str | None] = {}
+
+    def goal_at(self, uuid: str) -> str | None:
+        """The goal at the record ``uuid`` of another file (None: found nowhere, or no goal
+        was active there); each uuid is looked for once."""
+        if uuid not in self._answers:
+            self._answers[uuid] = self._look_for(uuid) if len(self._answers) < 64 else None
+        return self._answers[uuid]
+
+    def _look_for(self, uuid: str) -> str | None:
+        me = str(self.path)
+        if me in _reading_now or not self.path.is_file():
+            return None
+        _reading_now.add(me)
+        try:
+            for other in self._candidates():
+                line = _line_of(other, uuid)
+                if line:
+                    return _goal_at_line(other, line)
+            return None
+        finally:
+            _reading_now.discard(me)
+
+    def _candidates(self) -> list[Path]:
+        if self.path.parent.name == "subagents":
+            parent = parent_session_file(self.path)
+            return [parent] if parent is not None else []
+        try:
+            entries = [e for e in os.scandir(self.path.parent)
+                       if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()]
+        except OSError:
+            return []
+        # the file written last first: a resumed session follows the one before it
+        entries.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+        return [Path(e.path) for e in entries]
+
+
+def _line_of(file: Path, uuid: str) -> int:
+    """The line (1-based) of ``file``'s record whose ``uuid`` is ``uuid``; 0 when none."""
+    needle = uuid.encode("utf-8", "surrogatepass")
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return 0
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        try:
+            record = json.loads(data[start:end])
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and record.get("uuid") == uuid:
+            return data.count(b"\n", 0, start) + 1
+        at = data.find(needle, end)
+    return 0
+
+
+def _goal_at_line(file: Path, line: int) -> str | None:
+    """The goal of the last item of ``file`` read at or before ``line`` that is none of a
+    subagent's; None when it has none."""
+    goals = _goal_lines(file)
+    found = None
+    for at, goal in goals:
+        if at > line:
+            break
+        found = goal
+    return found or None
+
+
+def _goal_lines(file: Path) -> list[tuple[int, str]]:
+    """``(line, goal)`` of each item of ``file`` read as a Claude Code transcript, in order
+    (a subagent's items left out: they carry their launch's goal)."""
+    from .api import parse_path  # the parser imports this module
+    from .pointers import parse_pointer
+
+    try:
+        stat = file.stat()
+    except OSError:
+        return []
+    key = (str(file), stat.st_size, stat.st_mtime_ns)
+    if key in _readings:
+        _readings.move_to_end(key)
+        return _readings[key]
+    try:
+        items = parse_path(file, format="claude-code").items
+    except InputError:
+        items = []
+    goals = []
+    for item in items:
+        if any(p == "sidechain" for _, p, _ in item.relations):
+            continue
+        try:
+            goals.append((parse_pointer(item.pointer).line or 0, item.goal))
+        except InputError:
+            continue
+    _readings[key] = goals
+    while len(_readings) > _KEPT_READINGS:
+        _readings.popitem(last=False)
+    return goals
