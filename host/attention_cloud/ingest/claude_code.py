@@ -253,7 +253,9 @@ class ClaudeCodeParser:
                 self.collector.go_on(session, self.last_session)
             self.last_session = session
             self.session_uuids.clear()
-        if isinstance(session, str) and session and not self.collector.goal(session):
+        # (a subagent's records, the compaction subagent's among them, take theirs otherwise)
+        if (isinstance(session, str) and session and not self.collector.goal(session)
+                and record.get("isSidechain") is not True and not self.compaction_file):
             goal = self._goal_elsewhere(record)
             if goal:
                 self.collector.go_on_with(session, goal)
