@@ -46,11 +46,16 @@ Claude Code 2.1:
   ERROR] …``: a check run after a call), a meta user record holding a reminder in 2.1.39 (in
   the real sessions only in the compaction subagent's file) or a ``hook_additional_context``
   attachment, is the session's tool output (a subagent's in its own file), linked ``relation(H, hook, 'PostToolUse:Edit')``;
-  a check that passed ("[FORMAT] ok") is no news. Other meta text and other hooks' context
+  a check that passed ("[FORMAT] ok") is no news. Kept in the compaction subagent's file, it
+  has the goal active at the call it follows in the session's own file (:mod:`.earlier_goals`). Other meta text and other hooks' context
   (the prompt hook's frame, a session start's primer) are not read.
 * What the user chose when the agent asked (an ``AskUserQuestion`` call) is the user's turn,
   one line per question (``question → answer``, from ``toolUseResult.answers`` or the result's
   text), never a tool's output; it sets no goal. A question declined stays the call's result.
+* A session resumed into a new file (``claude --resume``): copies of the old records rewritten
+  with the new ``sessionId`` are read under the session that first wrote them
+  (:mod:`.earlier_copies`: the same items), and a file of new records alone goes on with the
+  goal active at the record it follows on from in the old file (:mod:`.earlier_goals`).
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -243,8 +248,11 @@ class ClaudeCodeParser:
         """A resumed session (``claude --resume``) is written to a new file under a new id,
         after a copy of the records it resumes (which keep their old id, so their items are
         the ones read before): the new id goes on with the goal the old one had when its first
-        record follows on (``parentUuid``) from one of the old id's last records read. Records
-        of another conversation written into the file (no such link) start with no goal."""
+        record follows on (``parentUuid``) from one of the old id's last records read (copies
+        rewritten with the new id are given back their old one first: ``_as_first_written``).
+        A session with no goal yet whose record follows on from a record another file beside
+        this one holds goes on with the goal active there. Records of another conversation
+        written into the file (no such link) start with no goal."""
         session = record.get("sessionId")
         if isinstance(session, str) and session and session != self.last_session:
             parents = (record.get("parentUuid"), record.get("logicalParentUuid"))
