@@ -12,7 +12,7 @@ import pytest
 
 from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_record
+from claude_code_21 import cc21_record, cc21_turn, write_records
 
 OLD = "0ld5e551-0000-4000-8000-000000000001"
 NEW = "9e75e551-0000-4000-8000-000000000002"
@@ -22,38 +22,14 @@ REAL = Path("/work/shared/data/claude-code-real")
 REAL_SESSION = REAL / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
 
 
-def _turn(session: str, start: int, prompt: str, step: str) -> list[dict]:
-    """A prompt, a Bash call and its failing result, chained by ``parentUuid``."""
-    records = []
-    for n, kind, content in (
-        (start, "user", prompt),
-        (start + 1, "assistant", [{"type": "tool_use", "id": f"toolu_{start}", "name": "Bash",
-                                   "input": {"command": f"python export.py --{step}"}}]),
-        (start + 2, "user", [{"tool_use_id": f"toolu_{start}", "type": "tool_result",
-                              "is_error": True,
-                              "content": f"KeyError: 'created_at' in export.py ({step})"}]),
-    ):
-        record = cc21_record(n, kind, content, session=session, cwd="/srv/app", branch="main",
-                             timestamp=f"2026-03-02T10:{n:02d}:00.000Z")
-        record["parentUuid"] = f"u-{n - 1:04d}" if n > 1 else None
-        records.append(record)
-    return records
-
-
-def _write(path: Path, records: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
 def _errors(items) -> list[tuple[str, str]]:
     return [(i.session, i.goal) for i in items if i.kind == "error"]
 
 
 def test_a_resumed_file_of_new_records_alone_goes_on_with_the_old_goal(tmp_path):
-    old = _write(tmp_path / "p" / f"{OLD}.jsonl", _turn(OLD, 1, GOAL, "dry-run"))
+    old = write_records(tmp_path / "p" / f"{OLD}.jsonl", cc21_turn(OLD, 1, GOAL, "dry-run"))
     # its first record follows on from the old file's last; "continue" urges on, no goal
-    new = _write(tmp_path / "p" / f"{NEW}.jsonl", _turn(NEW, 4, "continue", "full"))
+    new = write_records(tmp_path / "p" / f"{NEW}.jsonl", cc21_turn(NEW, 4, "continue", "full"))
     assert _errors(parse_path(new).items) == [(NEW, GOAL)]
     with Memory.open(tmp_path / "home") as mem:            # across ingests, either order
         assert (mem.ingest([str(new)]).new, mem.ingest([str(old)]).new) == (1, 2)
@@ -65,27 +41,27 @@ def test_a_resumed_file_of_new_records_alone_goes_on_with_the_old_goal(tmp_path)
 def test_the_goal_is_the_one_active_at_the_record_it_follows(tmp_path):
     # The old session set a second goal later: a resumption of the first turn's end takes
     # the goal active there, not the old session's last.
-    old = _turn(OLD, 1, GOAL, "dry-run") + _turn(OLD, 4, LATER, "since")
-    _write(tmp_path / "p" / f"{OLD}.jsonl", old)
-    first = _turn(NEW, 7, "keep going", "full")
+    old = cc21_turn(OLD, 1, GOAL, "dry-run") + cc21_turn(OLD, 4, LATER, "since")
+    write_records(tmp_path / "p" / f"{OLD}.jsonl", old)
+    first = cc21_turn(NEW, 7, "keep going", "full")
     first[0]["parentUuid"] = "u-0003"
-    new = _write(tmp_path / "p" / f"{NEW}.jsonl", first)
+    new = write_records(tmp_path / "p" / f"{NEW}.jsonl", first)
     assert _errors(parse_path(new).items) == [(NEW, GOAL)]
     first[0]["parentUuid"] = "u-0006"
-    assert _errors(parse_path(_write(new, first)).items) == [(NEW, LATER)]
+    assert _errors(parse_path(write_records(new, first)).items) == [(NEW, LATER)]
 
 
 def test_a_parent_found_nowhere_leaves_the_session_without_a_goal(tmp_path):
-    _write(tmp_path / "p" / f"{OLD}.jsonl", _turn(OLD, 1, GOAL, "dry-run"))
-    records = _turn(NEW, 4, "continue", "full")
+    write_records(tmp_path / "p" / f"{OLD}.jsonl", cc21_turn(OLD, 1, GOAL, "dry-run"))
+    records = cc21_turn(NEW, 4, "continue", "full")
     records[0]["parentUuid"] = "u-elsewhere"
-    assert _errors(parse_path(_write(tmp_path / "p" / f"{NEW}.jsonl", records)).items) \
+    assert _errors(parse_path(write_records(tmp_path / "p" / f"{NEW}.jsonl", records)).items) \
         == [(NEW, "")]
 
 
 def test_a_hook_report_in_the_compaction_file_takes_the_goal_at_the_call_it_follows(tmp_path):
-    main = _turn(OLD, 1, GOAL, "dry-run") + _turn(OLD, 4, LATER, "since")
-    _write(tmp_path / "p" / f"{OLD}.jsonl", main)
+    main = cc21_turn(OLD, 1, GOAL, "dry-run") + cc21_turn(OLD, 4, LATER, "since")
+    write_records(tmp_path / "p" / f"{OLD}.jsonl", main)
     reports = []
     for n, parent in ((20, "u-0002"), (21, "u-0005")):       # after each turn's call
         record = cc21_record(n, "user", "<system-reminder>\nPostToolUse:Edit hook additional "
@@ -95,7 +71,7 @@ def test_a_hook_report_in_the_compaction_file_takes_the_goal_at_the_call_it_foll
         record.update(isMeta=True, isSidechain=True, agentId="acompact-5e1f00",
                       parentUuid=parent)
         reports.append(record)
-    path = _write(tmp_path / "p" / OLD / "subagents" / "agent-acompact-5e1f00.jsonl", reports)
+    path = write_records(tmp_path / "p" / OLD / "subagents" / "agent-acompact-5e1f00.jsonl", reports)
     assert _errors(parse_path(path).items) == [(OLD, GOAL), (OLD, LATER)]
 
 
@@ -113,7 +89,7 @@ def test_the_real_sessions_hook_reports_and_a_real_resumption_have_the_task_as_g
     old.parent.mkdir()
     old.write_text("\n".join(lines[:cut]) + "\n")
     rest = [json.loads(line) for line in lines[cut:]]
-    new = _write(tmp_path / "p" / f"{NEW}.jsonl",
+    new = write_records(tmp_path / "p" / f"{NEW}.jsonl",
                  [dict(r, sessionId=NEW) if "sessionId" in r else r for r in rest])
     task = parse_path(old).items[0].text
     assert {i.goal for i in parse_path(new).items} == {task}

@@ -14,7 +14,7 @@ import pytest
 
 from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_record
+from claude_code_21 import cc21_turn, write_records
 
 OLD = "0ld5e551-0000-4000-8000-000000000001"
 NEW = "9e75e551-0000-4000-8000-000000000002"
@@ -22,38 +22,15 @@ GOAL = "Find out why the nightly export job writes an empty CSV and fix it."
 REAL = Path("/work/shared/data/claude-code-real/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")
 
 
-def _records(session: str, start: int, prompt: str, step: str) -> list[dict]:
-    """A prompt, a Bash call and its failing result, chained by ``parentUuid``."""
-    records = []
-    for n, kind, content in (
-        (start, "user", prompt),
-        (start + 1, "assistant", [{"type": "tool_use", "id": f"toolu_{start}", "name": "Bash",
-                                   "input": {"command": f"python export.py --{step}"}}]),
-        (start + 2, "user", [{"tool_use_id": f"toolu_{start}", "type": "tool_result",
-                              "is_error": True,
-                              "content": f"KeyError: 'created_at' in export.py ({step})"}]),
-    ):
-        record = cc21_record(n, kind, content, session=session, cwd="/srv/app", branch="main",
-                             timestamp=f"2026-03-02T10:{n:02d}:00.000Z")
-        record["parentUuid"] = f"u-{n - 1:04d}" if n > 1 else None
-        records.append(record)
-    return records
-
-
-def _write(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
 def _resumed_pair(folder: Path) -> tuple[Path, Path]:
     """The old session's file, and the resumed one: its records again under the new id,
     then two turns of its own."""
-    old = _records(OLD, 1, GOAL, "dry-run")
+    old = cc21_turn(OLD, 1, GOAL, "dry-run")
     copies = [dict(r, sessionId=NEW) for r in old]
     folder.mkdir(parents=True, exist_ok=True)
-    return (_write(folder / f"{OLD}.jsonl", old),
-            _write(folder / f"{NEW}.jsonl", copies + _records(NEW, 4, "continue", "full")
-                   + _records(NEW, 7, "go on", "again")))
+    return (write_records(folder / f"{OLD}.jsonl", old),
+            write_records(folder / f"{NEW}.jsonl", copies + cc21_turn(NEW, 4, "continue", "full")
+                   + cc21_turn(NEW, 7, "go on", "again")))
 
 
 def _rows(mem: Memory) -> list[dict]:
@@ -112,7 +89,7 @@ def test_a_real_session_resumed_with_its_records_rewritten_is_not_doubled(tmp_pa
     old = tmp_path / "project" / f"{old_id}.jsonl"
     old.parent.mkdir()
     old.write_text("\n".join(lines[:cut]) + "\n")
-    new = _write(tmp_path / "project" / f"{NEW}.jsonl",
+    new = write_records(tmp_path / "project" / f"{NEW}.jsonl",
                  [dict(r, sessionId=NEW) if "sessionId" in r else r for r in records])
     whole = parse_path(REAL).items
     with Memory.open(tmp_path / "home") as mem:
