@@ -42,6 +42,24 @@ def write_records(path, records: list[dict]):
     return path
 
 
+def resumed_real_session(real, folder, new_id: str, copies: str):
+    """The real session ``real`` cut where its user typed "continue until all are done", as
+    ``claude --resume`` would leave it: ``(old file, resumed file)`` in ``folder``, the old
+    file its lines before the cut, the resumed file ``<new_id>.jsonl`` the records from the
+    cut on under ``new_id``, after a copy of the old ones (``copies``: ``"kept"`` with their
+    id, ``"rewritten"`` under ``new_id``, or ``"none"``)."""
+    lines = real.read_text(encoding="utf-8").splitlines()
+    cut = next(n for n, line in enumerate(lines)
+               if '"content":"continue until all are done"' in line)
+    records = [json.loads(line) for line in lines]
+    moved = [dict(r, sessionId=new_id) if "sessionId" in r else r for r in records]
+    before = {"kept": records[:cut], "rewritten": moved[:cut], "none": []}[copies]
+    old = folder / f"{records[cut]['sessionId']}.jsonl"
+    folder.mkdir(parents=True, exist_ok=True)
+    old.write_text("\n".join(lines[:cut]) + "\n")
+    return old, write_records(folder / f"{new_id}.jsonl", before + moved[cut:])
+
+
 def cc21_appender(records: list[dict], *, session: str, cwd: str, branch: str,
                   stamp: str = "2026-03-01T09:00:{n:02d}.000Z"):
     """A function ``add(kind, content, **extra)`` that appends record ``len(records) + 1`` of

@@ -5,14 +5,13 @@ subagent's file. Before, both started with goal ``""`` (or with a nudge as their
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_record, cc21_turn, write_records
+from claude_code_21 import cc21_record, cc21_turn, resumed_real_session, write_records
 
 OLD = "0ld5e551-0000-4000-8000-000000000001"
 NEW = "9e75e551-0000-4000-8000-000000000002"
@@ -82,14 +81,6 @@ def test_the_real_sessions_hook_reports_and_a_real_resumption_have_the_task_as_g
     assert len(reports) == 12 and all(i.goal.startswith("Work on bead spotter-") for i in reports)
     # the real session cut where its user typed "continue until all are done", the rest
     # resumed under a new id in a file of its own
-    lines = REAL_SESSION.read_text(encoding="utf-8").splitlines()
-    cut = next(n for n, line in enumerate(lines)
-               if '"content":"continue until all are done"' in line)
-    old = tmp_path / "p" / REAL_SESSION.name
-    old.parent.mkdir()
-    old.write_text("\n".join(lines[:cut]) + "\n")
-    rest = [json.loads(line) for line in lines[cut:]]
-    new = write_records(tmp_path / "p" / f"{NEW}.jsonl",
-                 [dict(r, sessionId=NEW) if "sessionId" in r else r for r in rest])
+    old, new = resumed_real_session(REAL_SESSION, tmp_path / "p", NEW, "none")
     task = parse_path(old).items[0].text
     assert {i.goal for i in parse_path(new).items} == {task}

@@ -6,7 +6,6 @@ link to the records before them) start with no goal of their own."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_turn, write_records
+from claude_code_21 import cc21_turn, resumed_real_session, write_records
 
 OLD = "0ld5e551-0000-4000-8000-000000000001"
 NEW = "9e75e551-0000-4000-8000-000000000002"
@@ -41,15 +40,7 @@ def test_another_conversation_written_into_the_file_takes_no_goal_from_it(tmp_pa
 def test_a_real_session_resumed_is_neither_doubled_nor_loses_its_goal(tmp_path):
     # The real session cut where its user typed "continue until all are done": the old file
     # ends there, the resumed file copies it and goes on under a new id, as Claude Code does.
-    lines = REAL.read_text(encoding="utf-8").splitlines()
-    cut = next(n for n, line in enumerate(lines)
-               if '"content":"continue until all are done"' in line)
-    old_id = json.loads(lines[cut])["sessionId"]
-    rest = [json.loads(line) for line in lines[cut:]]
-    rest = [dict(r, sessionId=NEW) if "sessionId" in r else r for r in rest]
-    old = tmp_path / f"{old_id}.jsonl"
-    old.write_text("\n".join(lines[:cut]) + "\n")
-    new = write_records(tmp_path / f"{NEW}.jsonl", [json.loads(line) for line in lines[:cut]] + rest)
+    old, new = resumed_real_session(REAL, tmp_path, NEW, "kept")
     whole = parse_path(REAL).items
     with Memory.open(tmp_path / "home") as mem:
         first, second = mem.ingest([str(old)]), mem.ingest([str(new)])

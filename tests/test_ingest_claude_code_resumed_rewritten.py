@@ -6,7 +6,6 @@ nothing."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 
 from attention_cloud import Memory
 from attention_cloud.ingest import parse_path
-from claude_code_21 import cc21_turn, write_records
+from claude_code_21 import cc21_turn, resumed_real_session, write_records
 
 OLD = "0ld5e551-0000-4000-8000-000000000001"
 NEW = "9e75e551-0000-4000-8000-000000000002"
@@ -81,16 +80,7 @@ def test_a_file_elsewhere_that_starts_alike_is_no_earlier_copy(tmp_path):
 def test_a_real_session_resumed_with_its_records_rewritten_is_not_doubled(tmp_path):
     # The real session cut where its user typed "continue until all are done": the old file
     # ends there; the resumed file holds every record again, all under the new id.
-    lines = REAL.read_text(encoding="utf-8").splitlines()
-    cut = next(n for n, line in enumerate(lines)
-               if '"content":"continue until all are done"' in line)
-    old_id = json.loads(lines[cut])["sessionId"]
-    records = [json.loads(line) for line in lines]
-    old = tmp_path / "project" / f"{old_id}.jsonl"
-    old.parent.mkdir()
-    old.write_text("\n".join(lines[:cut]) + "\n")
-    new = write_records(tmp_path / "project" / f"{NEW}.jsonl",
-                 [dict(r, sessionId=NEW) if "sessionId" in r else r for r in records])
+    old, new = resumed_real_session(REAL, tmp_path / "project", NEW, "rewritten")
     whole = parse_path(REAL).items
     with Memory.open(tmp_path / "home") as mem:
         first, second = mem.ingest([str(old)]), mem.ingest([str(new)])
