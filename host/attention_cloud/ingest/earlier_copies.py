@@ -10,8 +10,8 @@ them (:meth:`.claude_code.ClaudeCodeParser._follow`).
 The earlier file is found beside the new one (Claude Code writes every session of a project to
 one folder): a smaller ``*.jsonl`` file among whose first records (the first
 :data:`_HEAD_RECORDS` that name a ``uuid``) is the new file's first (a copy starts where the
-conversation started, perhaps without the hook records before its first message). Where several are (a conversation
-resumed more than once), each record takes the session of the smallest file holding it: the
+conversation started, perhaps without the hook records before its first message). Where
+several are (a conversation resumed more than once), each record takes the session of the smallest file holding it: the
 first that wrote it.
 """
 
@@ -19,40 +19,41 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
+import re
 
-#: How many bytes of a file's head are read for its first record's ``uuid``.
+#: How many bytes of a file's head are read for its first records' ``uuid``.
 _HEAD_BYTES = 1 << 18
 #: How many of a file's first records that name a ``uuid`` may begin a copy of it.
-_HEAD_RECORDS = 64
+_HEAD_RECORDS = 16
 #: Files whose first uuids are remembered between readings (by path, size and mtime).
 _KEPT_HEADS = 4096
-_heads: dict[str, tuple[int, int, tuple[str, ...]]] = {}
+_heads: dict[str, tuple[int, int, frozenset[bytes]]] = {}
+#: Folders whose files' first uuids are indexed (by the folder's mtime: a file added or
+#: removed, a resumed session's new file among them, makes it read again).
+_KEPT_FOLDERS = 16
+_folders: dict[str, tuple[int, dict[bytes, list[str]]]] = {}
+# A record's own ``"uuid": "..."`` (never ``parentUuid``, ``leafUuid``: their key differs).
+_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
 
 
 def earlier_sessions(path: str) -> dict[str, str]:
     """``uuid -> session`` for the records of ``path`` (a Claude Code session file) that an
     earlier file beside it holds: the session each was first written under. ``{}`` when
     ``path`` is no file, a subagent's (``subagents/agent-*.jsonl``), or repeats none."""
-    file = Path(path)
-    if file.parent.name == "subagents" or not file.is_file():
+    folder = os.path.dirname(path) or "."
+    if os.path.basename(folder) == "subagents":
         return {}
-    head = _head_uuids(file)
-    if not head:
+    first = _first_uuid(path)
+    if first is None:
         return {}
-    first = head[0]
-    size = file.stat().st_size
     earlier = []
     try:
-        siblings = list(os.scandir(file.parent))
+        size = os.stat(path).st_size
+        for other in _folder_index(folder).get(first, ()):
+            if other != path and (other_size := os.stat(other).st_size) < size:
+                earlier.append((other_size, other))
     except OSError:
         return {}
-    for entry in siblings:
-        if not entry.name.endswith(".jsonl") or entry.path == str(file) or not entry.is_file():
-            continue
-        other = Path(entry.path)
-        if entry.stat().st_size < size and first in _head_uuids(other):
-            earlier.append((entry.stat().st_size, other))
     sessions: dict[str, str] = {}
     for _, other in sorted(earlier):
         for uuid, session in _record_sessions(other):
@@ -60,57 +61,71 @@ def earlier_sessions(path: str) -> dict[str, str]:
     return sessions
 
 
-def _head_uuids(file: Path) -> tuple[str, ...]:
-    """The ``uuid`` of the first :data:`_HEAD_RECORDS` records of ``file`` that name one
-    (those in its first :data:`_HEAD_BYTES`), remembered while its size and mtime stay."""
+def _folder_index(folder: str) -> dict[bytes, list[str]]:
+    """Each first uuid (:func:`_head_uuids`) of the ``*.jsonl`` files of ``folder`` -> the
+    files it begins; read again when a file is added to the folder or removed."""
+    mtime = os.stat(folder).st_mtime_ns
+    kept = _folders.get(folder)
+    if kept is not None and kept[0] == mtime:
+        return kept[1]
+    index: dict[bytes, list[str]] = {}
+    for entry in os.scandir(folder):
+        if entry.name.endswith(".jsonl") and entry.is_file():
+            for uuid in _head_uuids(entry.path, entry.stat()):
+                index.setdefault(uuid, []).append(entry.path)
+    if len(_folders) >= _KEPT_FOLDERS:
+        _folders.clear()
+    _folders[folder] = (mtime, index)
+    return index
+
+
+def _first_uuid(path: str) -> bytes | None:
+    """The ``uuid`` of the first record of ``path`` that names one (None when its head has
+    none)."""
     try:
-        stat = file.stat()
+        with open(path, "rb") as stream:
+            head = stream.read(1 << 14)          # mostly in the first lines
+            found = _UUID.search(head)
+            if found is None and len(head) == 1 << 14:
+                found = _UUID.search(head + stream.read(_HEAD_BYTES - len(head)))
     except OSError:
-        return ()
-    key = str(file)
-    kept = _heads.get(key)
+        return None
+    return found.group(1) if found else None
+
+
+def _head_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
+    """The ``uuid`` of the first :data:`_HEAD_RECORDS` records of ``path`` that name one
+    (those in its first :data:`_HEAD_BYTES`), remembered while its size and mtime stay."""
+    kept = _heads.get(path)
     if kept is not None and kept[:2] == (stat.st_size, stat.st_mtime_ns):
         return kept[2]
     try:
-        with open(file, "rb") as stream:
+        with open(path, "rb") as stream:
             head = stream.read(_HEAD_BYTES)
     except OSError:
-        return ()
-    lines = head.split(b"\n")
-    if len(head) == _HEAD_BYTES:
-        lines.pop()                     # cut inside a record
-    uuids: list[str] = []
-    for line in lines:
-        if b'"uuid"' in line:
-            uuid = _record(line).get("uuid")
-            if isinstance(uuid, str) and uuid:
-                uuids.append(uuid)
-                if len(uuids) == _HEAD_RECORDS:
-                    break
+        return frozenset()
+    uuids = frozenset(m.group(1) for _, m in zip(range(_HEAD_RECORDS), _UUID.finditer(head)))
     if len(_heads) >= _KEPT_HEADS:
         _heads.clear()
-    _heads[key] = (stat.st_size, stat.st_mtime_ns, tuple(uuids))
-    return tuple(uuids)
+    _heads[path] = (stat.st_size, stat.st_mtime_ns, uuids)
+    return uuids
 
 
-def _record_sessions(file: Path) -> list[tuple[str, str]]:
-    """``(uuid, sessionId)`` of every record of ``file`` that names both."""
+def _record_sessions(path: str) -> list[tuple[str, str]]:
+    """``(uuid, sessionId)`` of every record of ``path`` that names both."""
     pairs = []
     try:
-        with open(file, "rb") as stream:
+        with open(path, "rb") as stream:
             for line in stream:
-                record = _record(line)
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
                 uuid, session = record.get("uuid"), record.get("sessionId")
                 if isinstance(uuid, str) and uuid and isinstance(session, str) and session:
                     pairs.append((uuid, session))
     except OSError:
         return []
     return pairs
-
-
-def _record(line: bytes) -> dict:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return {}
-    return record if isinstance(record, dict) else {}
