@@ -41,8 +41,8 @@ def earlier_sessions(path: str) -> dict[str, str]:
     earlier file beside it holds: the session each was first written under. ``{}`` when
     ``path`` is no file, a subagent's (``subagents/agent-*.jsonl``), or repeats none."""
     folder = os.path.dirname(path) or "."
-    if os.path.basename(folder) == "subagents":
-        return {}
+    if os.path.basename(folder) == "subagents" or not os.path.isfile(path):
+        return {}     # os.path.isfile: False for a name no file has (a source= name), too
     first = _first_uuid(path)
     if first is None:
         return {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -29,6 +30,10 @@ from .subagents import parent_session_file
 _KEPT_READINGS = 4
 _readings: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()
 _reading_now: set[str] = set()   # files whose lookups are under way (a cycle stops there)
+# A record's type (its first ``"type"`` key: the record's own, written before its message).
+_SAID = re.compile(rb'"type"\s*:\s*"(user|attachment)"')
+_TOOL_RESULT = re.compile(rb'"type"\s*:\s*"tool_result"')
+_ONE_SESSION = "conversation"
 
 
 class EarlierGoals:
@@ -47,7 +52,7 @@ class EarlierGoals:
 
     def _look_for(self, uuid: str) -> str | None:
         me = str(self.path)
-        if me in _reading_now or not self.path.is_file():
+        if me in _reading_now or not os.path.isfile(me):
             return None
         _reading_now.add(me)
         try:
@@ -108,32 +113,53 @@ def _goal_at_line(file: Path, line: int) -> str | None:
 
 
 def _goal_lines(file: Path) -> list[tuple[int, str]]:
-    """``(line, goal)`` of each item of ``file`` read as a Claude Code transcript, in order
-    (a subagent's items left out: they carry their launch's goal)."""
-    from .api import parse_path  # the parser imports this module
-    from .pointers import parse_pointer
+    """``(line, goal)`` of each item of ``file``'s user turns, read as a Claude Code transcript
+    in order (a subagent's left out: they carry their launch's goal). Only what the user said
+    sets a goal: the other records are not decoded again to learn it (:func:`_user_turns`)."""
+    from .api import parse_source  # the parser imports this module
+    from .source import make_source
 
     try:
         stat = file.stat()
+        key = (str(file), stat.st_size, stat.st_mtime_ns)
+        if key in _readings:
+            _readings.move_to_end(key)
+            return _readings[key]
+        data = file.read_bytes()
     except OSError:
         return []
-    key = (str(file), stat.st_size, stat.st_mtime_ns)
-    if key in _readings:
-        _readings.move_to_end(key)
-        return _readings[key]
     try:
-        items = parse_path(file, format="claude-code").items
+        # named as no file is, so that its reading looks for nothing beside it
+        items = parse_source(make_source(_user_turns(data), name=str(file),
+                                         pointer_base=f"{file} (user turns)"),
+                             format="claude-code").items
     except InputError:
         items = []
-    goals = []
-    for item in items:
-        if any(p == "sidechain" for _, p, _ in item.relations):
-            continue
-        try:
-            goals.append((parse_pointer(item.pointer).line or 0, item.goal))
-        except InputError:
-            continue
+    goals = [(int(item.pointer.rpartition(":")[2]), item.goal) for item in items
+             if not any(p == "sidechain" for _, p, _ in item.relations)]
     _readings[key] = goals
     while len(_readings) > _KEPT_READINGS:
         _readings.popitem(last=False)
     return goals
+
+
+def _user_turns(data: bytes) -> bytes:
+    """``data`` (JSON Lines) with only the user's messages left (a ``user`` record holding no
+    tool result, a queued prompt's ``attachment``), every other line blank, and all of them in
+    one session: the file is one conversation, a resumed one's copies included, whose goal
+    goes on from one message to the next."""
+    lines = data.split(b"\n")
+    for n, line in enumerate(lines):
+        said = _SAID.search(line)
+        if said is None or said.group(1) == b"user" and _TOOL_RESULT.search(line) is not None:
+            lines[n] = b""
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            lines[n] = b""
+            continue
+        if isinstance(record, dict):
+            record["sessionId"] = _ONE_SESSION
+            lines[n] = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return b"\n".join(lines)
