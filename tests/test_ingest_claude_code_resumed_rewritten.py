@@ -76,6 +76,15 @@ def test_a_file_elsewhere_that_starts_alike_is_no_earlier_copy(tmp_path):
     assert [i.session for i in parse_path(moved).items] == [NEW] * 4
 
 
+def test_another_conversation_beside_it_with_the_same_ids_is_no_earlier_copy(tmp_path):
+    # Ids that happen to be the same (written by a tool, not Claude Code's random ones) make no
+    # copy: the record they name must be the same but for its session id.
+    write_records(tmp_path / "p" / f"{OLD}.jsonl", cc21_turn(OLD, 1, GOAL, "dry-run"))
+    other = cc21_turn(NEW, 1, "Make the weekly report list refunds on their own line.", "full")
+    new = write_records(tmp_path / "p" / f"{NEW}.jsonl", other + cc21_turn(NEW, 4, "go on", "x"))
+    assert {i.session for i in parse_path(new).items} == {NEW}
+
+
 @pytest.mark.skipif(not REAL.is_file(), reason=f"{REAL} is not here")
 def test_a_real_session_resumed_with_its_records_rewritten_is_not_doubled(tmp_path):
     # The real session cut where its user typed "continue until all are done": the old file

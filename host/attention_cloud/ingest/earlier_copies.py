@@ -10,7 +10,8 @@ them (:meth:`.claude_code.ClaudeCodeParser._follow`).
 The earlier file is found beside the new one (Claude Code writes every session of a project to
 one folder): a smaller ``*.jsonl`` file among whose first records (the first
 :data:`_HEAD_RECORDS` that name a ``uuid``) is the new file's first (a copy starts where the
-conversation started, perhaps without the hook records before its first message). Where
+conversation started, perhaps without the hook records before its first message), the same
+record but for its ``sessionId``. Where
 several are (a conversation resumed more than once), each record takes the session of the smallest file holding it: the
 first that wrote it.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
 
 #: How many bytes of a file's head are read for its first records' ``uuid``.
 _HEAD_BYTES = 1 << 18
@@ -43,20 +45,20 @@ def earlier_sessions(path: str) -> dict[str, str]:
     folder = os.path.dirname(path) or "."
     if os.path.basename(folder) == "subagents" or not os.path.isfile(path):
         return {}     # os.path.isfile: False for a name no file has (a source= name), too
-    first = _first_uuid(path)
+    first = _first_record(path)
     if first is None:
         return {}
     earlier = []
     try:
         size = os.stat(path).st_size
-        for other in _folder_index(folder).get(first, ()):
+        for other in _folder_index(folder).get(first[0], ()):
             if other != path and (other_size := os.stat(other).st_size) < size:
                 earlier.append((other_size, other))
     except OSError:
         return {}
     sessions: dict[str, str] = {}
     for _, other in sorted(earlier):
-        for uuid, session in _record_sessions(other):
+        for uuid, session in _record_sessions(other, first[1]):
             sessions.setdefault(uuid, session)
     return sessions
 
@@ -79,18 +81,24 @@ def _folder_index(folder: str) -> dict[bytes, list[str]]:
     return index
 
 
-def _first_uuid(path: str) -> bytes | None:
-    """The ``uuid`` of the first record of ``path`` that names one (None when its head has
-    none)."""
+def _first_record(path: str) -> tuple[bytes, dict[str, Any]] | None:
+    """The ``uuid`` of the first record of ``path`` that names one, and that record (None
+    when its head has none)."""
     try:
         with open(path, "rb") as stream:
             head = stream.read(1 << 14)          # mostly in the first lines
             found = _UUID.search(head)
             if found is None and len(head) == 1 << 14:
-                found = _UUID.search(head + stream.read(_HEAD_BYTES - len(head)))
+                head += stream.read(_HEAD_BYTES - len(head))
+                found = _UUID.search(head)
     except OSError:
         return None
-    return found.group(1) if found else None
+    if found is None:
+        return None
+    start = head.rfind(b"\n", 0, found.start()) + 1
+    end = head.find(b"\n", found.end())
+    record = _record(head[start:] if end < 0 else head[start:end])
+    return (found.group(1), record) if record else None
 
 
 def _head_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
@@ -111,21 +119,31 @@ def _head_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
     return uuids
 
 
-def _record_sessions(path: str) -> list[tuple[str, str]]:
-    """``(uuid, sessionId)`` of every record of ``path`` that names both."""
+def _record_sessions(path: str, first: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(uuid, sessionId)`` of every record of ``path`` that names both, when ``path`` holds
+    ``first`` (the later file's first record: the same record but for its ``sessionId``, as a
+    copy is); ``[]`` otherwise (another conversation whose ids happen to be the same)."""
     pairs = []
+    uuid_of_first = first.get("uuid")
+    holds_first = False
     try:
         with open(path, "rb") as stream:
             for line in stream:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(record, dict):
-                    continue
+                record = _record(line)
                 uuid, session = record.get("uuid"), record.get("sessionId")
-                if isinstance(uuid, str) and uuid and isinstance(session, str) and session:
-                    pairs.append((uuid, session))
+                if not (isinstance(uuid, str) and uuid and isinstance(session, str) and session):
+                    continue
+                if uuid == uuid_of_first:
+                    holds_first = {**record, "sessionId": None} == {**first, "sessionId": None}
+                pairs.append((uuid, session))
     except OSError:
         return []
-    return pairs
+    return pairs if holds_first else []
+
+
+def _record(line: bytes) -> dict[str, Any]:
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
