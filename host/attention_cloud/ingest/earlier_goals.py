@@ -11,7 +11,7 @@ the goal active there goes on here:
 
 The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
 its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
-beside it. The goal at the record is that of the last item the other file gives at or before
+beside it whose last records (:data:`_TAIL_BYTES`) name the record. The goal at the record is that of the last item the other file gives at or before
 the record's line (its reading with this reader: what an ingest of it holds).
 """
 
@@ -30,6 +30,13 @@ from .subagents import parent_session_file
 _KEPT_READINGS = 4
 _readings: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()
 _reading_now: set[str] = set()   # files whose lookups are under way (a cycle stops there)
+#: How many bytes at the end of a file beside a resumed session are read for the record its
+#: first record follows on from (the old session's last records).
+_TAIL_BYTES = 1 << 18
+_KEPT_TAILS = 4096
+_tails: dict[str, tuple[int, int, frozenset[bytes]]] = {}
+# A record's own ``"uuid": "..."`` (never ``parentUuid``: its key differs).
+_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
 # A record's type (its first ``"type"`` key: the record's own, written before its message).
 _SAID = re.compile(rb'"type"\s*:\s*"(user|attachment)"')
 _TOOL_RESULT = re.compile(rb'"type"\s*:\s*"tool_result"')
@@ -56,7 +63,7 @@ class EarlierGoals:
             return None
         _reading_now.add(me)
         try:
-            for other in self._candidates():
+            for other in self._candidates(uuid):
                 line = _line_of(other, uuid)
                 if line:
                     return _goal_at_line(other, line)
@@ -64,18 +71,38 @@ class EarlierGoals:
         finally:
             _reading_now.discard(me)
 
-    def _candidates(self) -> list[Path]:
+    def _candidates(self, uuid: str) -> list[Path]:
         if self.path.parent.name == "subagents":
             parent = parent_session_file(self.path)
             return [parent] if parent is not None else []
+        # a resumed session follows on from the old one's last records: the files beside it
+        # whose tail names the record (their tails' uuids kept while they stay as they are)
+        wanted = uuid.encode("utf-8", "surrogatepass")
         try:
-            entries = [e for e in os.scandir(self.path.parent)
-                       if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()]
+            return [Path(e.path) for e in os.scandir(self.path.parent)
+                    if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()
+                    and wanted in _tail_uuids(e.path, e.stat())]
         except OSError:
             return []
-        # the file written last first: a resumed session follows the one before it
-        entries.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
-        return [Path(e.path) for e in entries]
+
+
+def _tail_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
+    """The ``uuid`` of every record in the last :data:`_TAIL_BYTES` of ``path``, remembered
+    while its size and mtime stay."""
+    kept = _tails.get(path)
+    if kept is not None and kept[:2] == (stat.st_size, stat.st_mtime_ns):
+        return kept[2]
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(max(0, stat.st_size - _TAIL_BYTES))
+            tail = stream.read(_TAIL_BYTES)
+    except OSError:
+        return frozenset()
+    uuids = frozenset(m.group(1) for m in _UUID.finditer(tail))
+    if len(_tails) >= _KEPT_TAILS:
+        _tails.clear()
+    _tails[path] = (stat.st_size, stat.st_mtime_ns, uuids)
+    return uuids
 
 
 def _line_of(file: Path, uuid: str) -> int:
