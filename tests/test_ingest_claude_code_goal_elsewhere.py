@@ -70,7 +70,8 @@ def test_a_hook_report_in_the_compaction_file_takes_the_goal_at_the_call_it_foll
         record.update(isMeta=True, isSidechain=True, agentId="acompact-5e1f00",
                       parentUuid=parent)
         reports.append(record)
-    path = write_records(tmp_path / "p" / OLD / "subagents" / "agent-acompact-5e1f00.jsonl", reports)
+    path = write_records(tmp_path / "p" / OLD / "subagents" / "agent-acompact-5e1f00.jsonl",
+                         reports)
     assert _errors(parse_path(path).items) == [(OLD, GOAL), (OLD, LATER)]
 
 

@@ -11,9 +11,8 @@ The earlier file is found beside the new one (Claude Code writes every session o
 one folder): a smaller ``*.jsonl`` file among whose first records (the first
 :data:`_HEAD_RECORDS` that name a ``uuid``) is the new file's first (a copy starts where the
 conversation started, perhaps without the hook records before its first message), the same
-record but for its ``sessionId``. Where
-several are (a conversation resumed more than once), each record takes the session of the smallest file holding it: the
-first that wrote it.
+record but for its ``sessionId``. Where several are (a conversation resumed more than once),
+each record takes the session of the smallest file holding it: the first that wrote it.
 """
 
 from __future__ import annotations
@@ -34,8 +33,8 @@ _heads: dict[str, tuple[int, int, frozenset[bytes]]] = {}
 #: removed, a resumed session's new file among them, makes it read again).
 _KEPT_FOLDERS = 16
 _folders: dict[str, tuple[int, dict[bytes, list[str]]]] = {}
-# A record's own ``"uuid": "..."`` (never ``parentUuid``, ``leafUuid``: their key differs).
-_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
+#: A record's own ``"uuid": "..."`` (never ``parentUuid``, ``leafUuid``: their key differs).
+RECORD_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
 
 
 def earlier_sessions(path: str) -> dict[str, str]:
@@ -87,10 +86,10 @@ def _first_record(path: str) -> tuple[bytes, dict[str, Any]] | None:
     try:
         with open(path, "rb") as stream:
             head = stream.read(1 << 14)          # mostly in the first lines
-            found = _UUID.search(head)
+            found = RECORD_UUID.search(head)
             if found is None and len(head) == 1 << 14:
                 head += stream.read(_HEAD_BYTES - len(head))
-                found = _UUID.search(head)
+                found = RECORD_UUID.search(head)
     except OSError:
         return None
     if found is None:
@@ -112,7 +111,7 @@ def _head_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
             head = stream.read(_HEAD_BYTES)
     except OSError:
         return frozenset()
-    uuids = frozenset(m.group(1) for _, m in zip(range(_HEAD_RECORDS), _UUID.finditer(head)))
+    uuids = frozenset(m.group(1) for _, m in zip(range(_HEAD_RECORDS), RECORD_UUID.finditer(head)))
     if len(_heads) >= _KEPT_HEADS:
         _heads.clear()
     _heads[path] = (stat.st_size, stat.st_mtime_ns, uuids)

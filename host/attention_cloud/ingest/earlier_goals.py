@@ -11,8 +11,9 @@ the goal active there goes on here:
 
 The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
 its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
-beside it whose last records (:data:`_TAIL_BYTES`) name the record. The goal at the record is that of the last item the other file gives at or before
-the record's line (its reading with this reader: what an ingest of it holds).
+beside it whose last records (:data:`_TAIL_BYTES`) name the record. The goal at the record is
+the goal of the other file's last user turn at or before the record's line, read as this
+reader reads it (what an ingest of that file holds).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import InputError
+from .earlier_copies import RECORD_UUID
 from .subagents import parent_session_file
 
 #: How many other files' readings are kept (by path, size and mtime) while files are read.
@@ -35,8 +37,6 @@ _reading_now: set[str] = set()   # files whose lookups are under way (a cycle st
 _TAIL_BYTES = 1 << 18
 _KEPT_TAILS = 4096
 _tails: dict[str, tuple[int, int, frozenset[bytes]]] = {}
-# A record's own ``"uuid": "..."`` (never ``parentUuid``: its key differs).
-_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
 # A record's type (its first ``"type"`` key: the record's own, written before its message).
 _SAID = re.compile(rb'"type"\s*:\s*"(user|attachment)"')
 _TOOL_RESULT = re.compile(rb'"type"\s*:\s*"tool_result"')
@@ -98,7 +98,7 @@ def _tail_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
             tail = stream.read(_TAIL_BYTES)
     except OSError:
         return frozenset()
-    uuids = frozenset(m.group(1) for m in _UUID.finditer(tail))
+    uuids = frozenset(m.group(1) for m in RECORD_UUID.finditer(tail))
     if len(_tails) >= _KEPT_TAILS:
         _tails.clear()
     _tails[path] = (stat.st_size, stat.st_mtime_ns, uuids)
