@@ -203,6 +203,14 @@ class ItemCollector:
         if session not in self._sessions and earlier in self._sessions:
             self._sessions[session] = _Session(goal=self._sessions[earlier].goal)
 
+    def go_on_with(self, session: str, goal: str) -> None:
+        """``session`` goes on with ``goal``, the goal active where it follows on from a record
+        of another file (a conversation resumed into a file of its own), unless it has a goal
+        of its own already."""
+        state = self._sessions.setdefault(session, _Session())
+        if not state.goal:
+            state.goal = goal
+
     def add(
         self,
         *,
