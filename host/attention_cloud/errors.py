@@ -123,6 +123,11 @@ class UnknownEmbedder(EmbeddingError):
     exit_code = 2
 
 
+#: Prolog errors that say a file of the home is damaged (rules/store.pl): exit 1, as any
+#: other unusable home, not the 2 of a bad goal.
+_DAMAGED_HOME = frozenset({"atc_journal_damaged", "atc_journal_batch_damaged"})
+
+
 class PrologError(AtcError):
     """An exception raised by Prolog, carrying the original error term and its message.
 
@@ -135,13 +140,19 @@ class PrologError(AtcError):
     def __init__(self, message: str, term: Any = None) -> None:
         super().__init__(message)
         self.term = term
+        if getattr(self._formal(), "name", None) in _DAMAGED_HOME:
+            self.exit_code = 1            # the home's files, not the command line, are at fault
+
+    def _formal(self) -> Any:
+        """The formal term of ``error(Formal, Context)``, else None."""
+        args = getattr(self.term, "args", None)
+        return args[0] if args else None
 
     def existence(self) -> tuple[str, Any] | None:
         """``(Kind, Culprit)`` when the error is ``existence_error(Kind, Culprit)`` (a handle,
         grant or principal that is not there), else None: what a caller turns into its own
         plain "no such" line."""
-        formal = getattr(self.term, "args", None)
-        formal = formal[0] if formal else None
+        formal = self._formal()
         if getattr(formal, "name", None) == "existence_error" and len(formal.args) == 2:
             return str(formal.args[0]), formal.args[1]
         return None
