@@ -283,3 +283,31 @@ def test_a_damaged_record_is_one_line_through_the_real_command(three_batches, tm
     assert out.stderr.startswith(f"atc: {copy / 'journal.pl'}: the batch committed from byte "), \
         out.stderr
     assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+@pytest.mark.parametrize("cut", ["torn-batch", "file-cut-short"])
+def test_a_cut_journal_tail_is_said_in_one_line(three_batches, tmp_path, cut):
+    """Bytes past the journal's last commit are cut by the next process that may write: a
+    batch a killed writer never finished, or (what the journal alone cannot tell from it) a
+    file cut short by a copy or a restore, which takes a committed batch with it. Either way
+    the command says so in one `atc: warning:` line naming the file, where and how much,
+    and goes on. Before, the cut was silent: 10 acknowledged items gone without a word."""
+    home = _copy(three_batches[0], tmp_path / "home")
+    journal = home / "journal.pl"
+    whole = journal.read_bytes()
+    last = whole.rindex(b"commit(2).\n") + len(b"commit(2).\n")
+    if cut == "torn-batch":
+        journal.write_bytes(whole + b"a(atc_journal:foo(\"x\")).\nb(atc_journal:item2,999).\nsh")
+        cut_bytes, live = len(journal.read_bytes()) - len(whole), 30
+    else:
+        journal.write_bytes(whole[:len(whole) - 40])          # the last commit marker lost
+        cut_bytes, live = len(whole) - 40 - last, 20
+    out = _atc("stats", "--format", "json", "--home", str(home))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["live"] == live
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"atc: warning: {journal}: "), out.stderr
+    assert f"{cut_bytes} bytes" in lines[0] and f"byte {len(whole) if cut == 'torn-batch' else last}" \
+        in lines[0], lines[0]
+    again = _atc("stats", "--format", "json", "--home", str(home))
+    assert again.returncode == 0 and again.stderr == "", again.stderr   # said once: it is cut

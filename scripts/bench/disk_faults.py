@@ -271,8 +271,9 @@ def trial(name: str, leave: int, bases: dict[str, Path], work: Path, target: str
             holders = home_bytes_hold(home, "plum-orchid-4471")
             check(not holders, f"{label}: no file holds the forgotten text {holders}")
         doctor = atc("doctor", home=home)
+        said = (doctor.stdout + doctor.stderr).strip().splitlines()
         check(doctor.returncode == 0, f"{label}: atc doctor passes "
-              f"({doctor.stdout.strip().splitlines()[-1:] if doctor.returncode else ''})")
+              f"({said[-2:] if doctor.returncode else ''})")
 
 
 def main() -> int:
