@@ -763,12 +763,24 @@ load_snapshot(Dir, Stream, Epoch, Facts, From) :-
         current_prolog_flag(version, Version),
         catch(load_snapshot_file_(Qlf), _, fail),
         snapshot_covers_(From0, Digest, Facts0),
+        loaded_facts_(Facts0),
         stream_digest_(Stream, Epoch, From0, Digest)
     ->  From = From0,
         Facts = Facts0
     ;   store_reset,                    % whatever a refused snapshot loaded goes again
         From = 0, Facts = 0
     ).
+
+% A snapshot loaded as many facts as it says it wrote. A part damaged on disk can load
+% without an error and hold fewer: one byte of a part's QLF changed loaded none of a home's
+% items, and a forget then compacted the journal from that empty view. Counting the clauses
+% of the durable predicates costs a lookup per predicate.
+loaded_facts_(Facts) :-
+    aggregate_all(sum(N),
+                  ( durable_predicate(M:Name/Arity),
+                    functor(H, Name, Arity),
+                    predicate_property(M:H, number_of_clauses(N)) ),
+                  Facts).
 
 % A snapshot in parts is loaded lane by lane, lane 2 in a thread of its own (each lane's parts
 % in order, from a stream of its own); any other file is loaded as one QLF (the form before
