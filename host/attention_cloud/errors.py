@@ -21,12 +21,21 @@ STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS
 _PROLOG_WRITE_REFUSED = re.compile(r"I/O error in write on stream \S+ \((?P<reason>[^()]+)\)")
 
 
+# numpy's words for an array write (``tofile``, ``np.save`` to a file) that C's fwrite cut
+# short, an OSError with no errno: "27847 requested and 4064 written".
+_NUMPY_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written$")
+
+
 def write_refused(exc: BaseException) -> str:
     """Why the file system refused a write of the home, when ``exc`` is such a refusal (an
-    OSError of :data:`STORAGE_ERRNOS`: "No space left on device: FILE"; Prolog's stream error:
+    OSError of :data:`STORAGE_ERRNOS`: "No space left on device: FILE"; numpy's array write cut
+    short; Prolog's stream error:
     "writing to the memory home failed: File too large"), else "". The CLI and the watcher's
     log say it so, rather than a stream's address."""
     if isinstance(exc, OSError):
+        if exc.errno is None and _NUMPY_SHORT_WRITE.match(str(exc)):
+            return (f"a write of the memory home was cut short ({exc}): the disk is full, or a "
+                    "quota or a file-size limit was met")
         if exc.errno not in STORAGE_ERRNOS:
             return ""
         return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
