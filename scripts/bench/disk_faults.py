@@ -18,7 +18,7 @@ writes, so the refusal lands at each of its steps in turn.
 
 Usage:
     scripts/bench/disk_faults.py [--commands curate,ingest,...] [--points N] [--seed S]
-        [--work DIR]
+        [--leaves BYTES,...] [--work DIR]
 
 Prints one line per check and exits 1 when any fails.
 """
@@ -281,6 +281,8 @@ def main() -> int:
     parser.add_argument("--commands", default="curate,ingest,forget,cells,grant,hook")
     parser.add_argument("--points", type=int, default=5,
                         help="free-space amounts tried per command")
+    parser.add_argument("--leaves", default="",
+                        help="free bytes to leave, comma-separated, instead of the sweep")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, default=None)
     options = parser.parse_args()
@@ -298,6 +300,8 @@ def main() -> int:
         # none, then random whole pages (tmpfs's unit) up to 1.5x what a run adds
         pages = int(wrote * 1.5) // 4096 + 2
         leaves = sorted({0} | {4096 * rng.randrange(1, pages) for _ in range(options.points - 1)})
+        if options.leaves:
+            leaves = [int(n) for n in options.leaves.split(",")]
         for leave in leaves:
             trial(name, leave, bases, work, target, before)
     print(f"{len(FAILURES)} checks failed" if FAILURES else "all checks passed")
