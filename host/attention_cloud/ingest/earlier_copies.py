@@ -108,10 +108,16 @@ def _head_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
         return kept[2]
     try:
         with open(path, "rb") as stream:
-            head = stream.read(_HEAD_BYTES)
+            # the first records mostly fit in 16 KB: a folder of hundreds of long sessions is
+            # indexed by reading that much of each, the rest of the 256 KB only where needed
+            head = stream.read(1 << 14)
+            found = RECORD_UUID.findall(head)
+            if len(found) < _HEAD_RECORDS and len(head) == 1 << 14:
+                head += stream.read(_HEAD_BYTES - len(head))
+                found = RECORD_UUID.findall(head)
     except OSError:
         return frozenset()
-    uuids = frozenset(m.group(1) for _, m in zip(range(_HEAD_RECORDS), RECORD_UUID.finditer(head)))
+    uuids = frozenset(found[:_HEAD_RECORDS])
     if len(_heads) >= _KEPT_HEADS:
         _heads.clear()
     _heads[path] = (stat.st_size, stat.st_mtime_ns, uuids)
