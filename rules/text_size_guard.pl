@@ -67,13 +67,14 @@ arg_chars_(A, N) :-
     ;   N = 0
     ).
 
-% joined_(+Parts, +Sep, +Wrapped): Wrapped (atomic_list_concat/2,3) once the text it would
-% make is known to fit; Parts not a proper list of atomic texts is the builtin's to refuse.
+% joined_(+Parts, +Sep, +PI, +Wrapped): Wrapped (atomic_list_concat/2,3, PI) once the text
+% it would make is known to fit; Parts not a proper list of atomic texts is the builtin's to
+% refuse.
 joined_(Parts, Sep, PI, Wrapped) :-
-    (   is_list(Parts),
-        nb_current(atc_limit_state, active(_, _)),
+    (   nb_current(atc_limit_state, active(_, _)),     % first: the project's own joins
+        is_list(Parts),                                 % outside a limited call walk nothing
         parts_chars_(Parts, 0, 0, Chars0, Count)
-    ->  (   atomic(Sep) -> atom_length(Sep, SepChars) ; SepChars = 0 ),
+    ->  (   text_or_number_(Sep) -> atom_length(Sep, SepChars) ; SepChars = 0 ),
         Chars is Chars0 + max(0, Count - 1) * SepChars,
         text_size_checked(PI, Chars)
     ;   true
