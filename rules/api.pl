@@ -1426,12 +1426,24 @@ defines_key_(_-T, Key) :-
 % carries its name (a syntax error reads `Name:Line:Col: ...`) and each vetted, an error that
 % says nothing of where naming the source and the term's line.
 source_terms_(M, Name-Text, Terms) :-
-    text_nesting_checked(Text),
-    number_text_checked(Text),
+    text_checked_in_(Name, Text),
     setup_call_cleanup(open_source_(Text, Name, S),
                        read_rule_terms_(S, M, Terms0),
                        close(S)),
     maplist(vet_rule_term_at_(Name), Terms0, Terms).
+
+% text_checked_in_(+Source, +Text): the guards that read a source's whole text before the
+% reader does (brackets too deep, a number too long), an error naming the source: a saved rule
+% that fails them (saved before a guard existed, or edited by hand) failed every query and frame
+% with the guard's words alone, and nothing said which file to remove.
+text_checked_in_(Name, Text) :-
+    catch(( text_nesting_checked(Text), number_text_checked(Text) ),
+          error(Formal, Context),
+          (   var(Context)
+          ->  format(atom(In), 'in ~w', [Name]),
+              throw(error(Formal, context(_, In)))
+          ;   throw(error(Formal, Context))
+          )).
 
 % open_source_(+Text, +Name, -Stream): a stream reading the rules Text that carries its name
 % (a syntax error reads `Name:Line:Col: ...`), past a byte order mark that starts it: a file

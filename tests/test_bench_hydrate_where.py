@@ -13,7 +13,7 @@ from attention_cloud.bridge import Atom, Var
 BENCH = Path(__file__).resolve().parents[1] / "scripts" / "bench"
 sys.path.insert(0, str(BENCH))
 
-from hydrate_where import calls, chosen, measure, report  # noqa: E402
+from hydrate_where import calls, chosen, measure, redundancy, redundancy_report, report  # noqa: E402
 
 GOALS = ["why do processor retries fail", "what did we decide about the retry policy"]
 
@@ -47,6 +47,22 @@ def test_calls_counts_the_frames_lookups_and_leaves_the_profiler_off(curated_sam
     assert all(0 <= share <= 1 for _, _, share in rows)
     (was,) = mem.pl.once("user:profiler", Var(), Atom("false"))   # the old state, kept off
     assert str(was) == "false"
+    assert mem.hydrate(GOALS[0]).facts
+
+
+def test_redundancy_replays_the_selections_checks_and_leaves_no_wrapper(curated_samples):
+    """--redundancy: the checks a frame's selection made, replayed; the engine's redundancy_/4
+    is unwrapped after and the recorded calls dropped, so the next frame is an ordinary one."""
+    mem = curated_samples
+    r = redundancy(mem, GOALS, passes=2)
+    assert r["calls"] > 0
+    assert len(r["checks"]) == len(r["copies"]) == 2
+    assert all(c > 0 for c in r["checks"] + r["copies"])
+    text = redundancy_report(r, frame=0.02)
+    assert "near-duplicate checks" in text and "of a frame's 20.0 ms" in text
+    assert mem.pl.once("bench_hydrate_redundancy:redundancy_recording") is None
+    (kept,) = mem.pl.once("bench_hydrate_redundancy:redundancy_recorded", Var())
+    assert int(kept) == 0
     assert mem.hydrate(GOALS[0]).facts
 
 

@@ -368,3 +368,35 @@ def test_a_file_whose_stem_is_no_rule_name_asks_for_name(home, tmp_path):
     saved = atc("rules", "add", str(path), "--name", "spoken", home=home)
     assert saved.exit_code == 0, saved.output
     assert [p.name for p in (home / "rules").glob("*.pl")] == ["spoken.pl"]
+
+
+def test_a_saved_rule_too_deep_or_too_long_to_read_is_named_in_every_query_it_stops(home,
+                                                                                    tmp_path):
+    """A saved rule nesting past 2,000 brackets or writing a number past 100,000 digits (saved
+    before those guards existed, or edited by hand) stopped every query and frame with the
+    guard's words alone (`atc: text nests brackets more than 2,000 deep`): nothing said which
+    of the saved rules to remove. `atc rules add` refuses such a file naming it too."""
+    write_config(home, {"embedder": "hash"})
+    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
+    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
+    good = tmp_path / "good.pl"
+    good.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
+    assert atc("rules", "add", str(good), home=home).exit_code == 0
+    texts = {"deep": "deep(X) :- X = " + "f(" * 2100 + "a" + ")" * 2100 + ".\n",
+             "long": "long(X) :- X = " + "9" * 100_001 + ".\n"}
+    words = {"deep": "text nests brackets more than 2,000 deep",
+             "long": "a number of more than 100,000 digits: too long to read"}
+    for name, text in texts.items():
+        refused = tmp_path / f"{name}.pl"
+        refused.write_text(text, encoding="utf-8")
+        out = atc("rules", "add", str(refused), home=home)
+        assert out.exit_code == 2 and words[name] in out.output, out.output
+        assert f"(in {refused})" in out.output, out.output
+        saved = home / "rules" / f"{name}.pl"
+        saved.write_text(text, encoding="utf-8")       # as an older version saved it
+        for command in (["query", "said_by(H, S)"], ["hydrate", "retries"]):
+            out = atc(*command, home=home)
+            assert out.exit_code != 0 and out.output.count("\n") == 1, out.output
+            assert words[name] in out.output and f"(in {saved})" in out.output, out.output
+        assert atc("rules", "remove", name, home=home).exit_code == 0
+        assert atc("query", 'said_by(H, "Dana")', home=home).exit_code == 0

@@ -21,6 +21,12 @@ and four tables are printed:
   (``profiler/2``, ``profile_data/1``): the N predicates called most, calls a frame and their
   share of the profiler's own-time samples (what a cut that saves lookups, such as ``item/1``
   calls, is counted by).
+* **near-duplicate checks** (with ``--redundancy P``): the selection's ``redundancy_/4`` calls of
+  one more pass recorded as they were made (each sig's word sets and numbers as far as made
+  then) and replayed in ``P`` passes alternated with passes that only copy the recorded calls:
+  the checks' CPU a frame (replay less copies), the largest part of the Prolog side, measured
+  to a few per cent where a frame A/B (``hydrate_ab.py``) moves by ten at a shared machine's
+  load. Their cost is the same in any tree: a cut there is measured by running this in both.
 
 Process CPU counts every thread; on a shared machine it still grows with the load (caches,
 frequency), so compare runs made at the same load, or use ``hydrate_ab.py`` for an A/B.
@@ -28,6 +34,7 @@ frequency), so compare runs made at the same load, or use ``hydrate_ab.py`` for 
     .venv/bin/python scripts/bench/hydrate_where.py --home HOME
     .venv/bin/python scripts/bench/hydrate_where.py --home HOME --only "last week" --rounds 3
     .venv/bin/python scripts/bench/hydrate_where.py --home HOME --calls 30
+    .venv/bin/python scripts/bench/hydrate_where.py --home HOME --rounds 1 --redundancy 8
 """
 from __future__ import annotations
 
@@ -153,22 +160,106 @@ calls_rows(Top, Rows, Ticks) :-
 """
 
 
+def _pass_between(mem: Any, goals: list[str], budget: int, plane: str, source: str, module: str,
+                  start: str, stop: Callable[[], Any]) -> Any:
+    """One pass of hydrations of ``goals`` (receipts not stored) after ``module:start`` (``source``,
+    defining ``module``, loaded once), then ``stop()``, called whatever happened: its answer."""
+    from attention_cloud.hydration import hydrate
+
+    load_phases(mem, source, module)
+    mem.pl.once(f"{module}:{start}")
+    try:
+        for goal in goals:
+            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
+    finally:
+        answer = stop()
+    return answer
+
+
 def calls(mem: Any, goals: list[str], top: int, budget: int = 2000,
           plane: str = "default") -> list[tuple[str, float, float]]:
     """One pass over ``goals`` under SWI-Prolog's profiler: the ``top`` predicates called most,
     as (predicate, calls a frame, share of the own-time samples)."""
     from attention_cloud.bridge import Var
-    from attention_cloud.hydration import hydrate
 
-    load_phases(mem, CALLS_PL, "bench_hydrate_calls")
-    mem.pl.once("bench_hydrate_calls:calls_start")
-    try:
-        for goal in goals:
-            hydrate(mem, goal, budget=budget, plane=plane, store_receipt=False)
-    finally:
-        rows, ticks = mem.pl.once("bench_hydrate_calls:calls_rows", top, Var(), Var())
+    rows, ticks = _pass_between(
+        mem, goals, budget, plane, CALLS_PL, "bench_hydrate_calls", "calls_start",
+        lambda: mem.pl.once("bench_hydrate_calls:calls_rows", top, Var(), Var()))
     found = [(str(r.args[0]), int(r.args[1]), int(r.args[2])) for r in rows]
     return [(name, n / len(goals), t / max(int(ticks), 1)) for name, n, t in found]
+
+
+# The selection's near-duplicate checks: each call of redundancy_/4 recorded (a copy of its
+# arguments, the sigs' word sets and numbers as far as made then) and replayed on fresh copies.
+REDUNDANCY_PL = r"""
+:- module(bench_hydrate_redundancy, [redundancy_record/0, redundancy_recorded/1,
+                                     redundancy_replay/3, redundancy_forget/0,
+                                     redundancy_recording/0]).
+:- dynamic recorded_/1.
+redundancy_recording :-
+    current_predicate_wrapper(atc_hydrate:redundancy_(_, _, _, _), bench_hydrate_redundancy, _, _).
+redundancy_record :-
+    retractall(recorded_(_)),
+    wrap_predicate(atc_hydrate:redundancy_(Sig, Taken, Terms, _), bench_hydrate_redundancy,
+                   Wrapped,
+                   ( copy_term(c(Sig, Taken, Terms), Call),
+                     assertz(bench_hydrate_redundancy:recorded_(Call)),
+                     Wrapped )).
+redundancy_recorded(N) :-
+    ignore(unwrap_predicate(atc_hydrate:redundancy_/4, bench_hydrate_redundancy)),
+    aggregate_all(count, recorded_(_), N).
+redundancy_replay(What, Passes, Cpu) :-
+    findall(Call, recorded_(Call), Calls),
+    statistics(cputime, T0),
+    forall(between(1, Passes, _), forall(member(Call, Calls), replay_(What, Call))),
+    statistics(cputime, T1),
+    Cpu is T1 - T0.
+redundancy_forget :-
+    retractall(recorded_(_)).
+replay_(copies, Call) :-
+    copy_term(Call, _).
+replay_(checks, Call) :-
+    copy_term(Call, c(Sig, Taken, Terms)),
+    atc_hydrate:redundancy_(Sig, Taken, Terms, _).
+"""
+
+
+def redundancy(mem: Any, goals: list[str], passes: int, budget: int = 2000,
+               plane: str = "default") -> dict[str, Any]:
+    """The near-duplicate checks of ``goals``' frames: ``calls`` (redundancy_/4 calls a frame),
+    ``checks`` and ``copies`` (CPU seconds a frame of each of the ``passes`` replays of the
+    recorded calls, alternated: the checks on copies, and the copies alone). The wrapper and
+    the recorded calls are gone after."""
+    from attention_cloud.bridge import Atom, Var
+
+    (count,) = _pass_between(
+        mem, goals, budget, plane, REDUNDANCY_PL, "bench_hydrate_redundancy", "redundancy_record",
+        lambda: mem.pl.once("bench_hydrate_redundancy:redundancy_recorded", Var()))
+    try:
+        cpu: dict[str, list[float]] = {"checks": [], "copies": []}
+        for at in range(passes):
+            for what in (("checks", "copies") if at % 2 == 0 else ("copies", "checks")):
+                (seconds,) = mem.pl.once("bench_hydrate_redundancy:redundancy_replay", Atom(what), 1, Var())
+                cpu[what].append(float(seconds) / len(goals))
+    finally:
+        mem.pl.once("bench_hydrate_redundancy:redundancy_forget")
+    return {"calls": int(count) / len(goals), "checks": cpu["checks"], "copies": cpu["copies"]}
+
+
+def redundancy_report(r: dict[str, Any], frame: float) -> str:
+    """The near-duplicate checks' table as text: medians of the passes, and their share of
+    ``frame`` (a frame's mean CPU seconds, :func:`measure`'s)."""
+    ms = 1000.0
+    checks, copies = statistics.median(r["checks"]), statistics.median(r["copies"])
+    own = max(0.0, checks - copies)
+    return "\n".join([
+        f"near-duplicate checks (redundancy_/4), {r['calls']:.1f} calls a frame, replayed in "
+        f"{len(r['checks'])} alternated passes, CPU ms a frame (medians):",
+        f"  the checks                   {own * ms:6.2f}  ({own / frame:.1%} of a frame's "
+        f"{frame * ms:.1f} ms)",
+        f"  replay {checks * ms:.2f} less copies {copies * ms:.2f}; passes: checks "
+        + " ".join(f"{c * ms:.2f}" for c in r["checks"]) + ", copies "
+        + " ".join(f"{c * ms:.2f}" for c in r["copies"])])
 
 
 def report(m: dict[str, Any], slowest: int, top: int) -> str:
@@ -211,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=25, help="clause goals listed (default 25)")
     parser.add_argument("--calls", type=int, default=0, metavar="N",
                         help="also the N predicates called most a frame, by SWI-Prolog's profiler")
+    parser.add_argument("--redundancy", type=int, default=0, metavar="P",
+                        help="also the near-duplicate checks' CPU, replayed in P alternated passes")
     args = parser.parse_args(argv)
     from attention_cloud import Memory
     from attention_cloud.hydration import hydrate
@@ -224,11 +317,15 @@ def main(argv: list[str] | None = None) -> int:
     mem.query("memory_now(Now), From is Now - 7 * 86400, items_between(From, Now, Hs)")
     for goal in goals[: args.warmup]:
         hydrate(mem, goal, store_receipt=False)
-    print(report(measure(mem, timed, args.rounds), args.slowest, args.top))
+    m = measure(mem, timed, args.rounds)
+    print(report(m, args.slowest, args.top))
     if args.calls:
         print("predicates called most, calls a frame and share of all own-time samples:")
         for name, per_frame, share in calls(mem, timed, args.calls):
             print(f"  {name:<48} {per_frame:9.1f} {share:6.1%}")
+    if args.redundancy:
+        frame = m["parts"]["hydrate"][1] / m["frames"]
+        print(redundancy_report(redundancy(mem, timed, args.redundancy), frame))
     mem.close()
     return 0
 
