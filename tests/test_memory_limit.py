@@ -19,6 +19,7 @@ def mem(tmp_path_factory):
     memory = granted_memory(tmp_path_factory.mktemp("memory_limit"), "L0")
     memory.set_limits(memory_limit=LIMIT_MB * 2**20)
     yield memory
+    memory.set_limits(memory_limit=2**30)  # the default again: limits are per process
     memory.close()
 
 
