@@ -196,10 +196,10 @@ text_nesting_checked(Text) :-
 % current output, and a `~@` directive's argument is a goal to check.
 :- multifile sandbox:safe_meta/2.
 sandbox:safe_meta(atc_term_guard:format(F, Args), Calls) :-
-    sandbox:format_calls(F, Args, Calls).
+    format_calls_(F, Args, Calls).
 sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
     (   sandbox:safe_output(Out)
-    ->  sandbox:format_calls(F, Args, Calls)
+    ->  format_calls_(F, Args, Calls)
     ;   % say so here: else the sandbox goes on into the guard's own body and names a
         % builtin of it ('$factorize_term') as what it refuses
         throw(error(sandbox_output(format/3, Out), _))
@@ -207,7 +207,22 @@ sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
 sandbox:safe_meta(atc_term_guard:sformat(_, F), Calls) :-
     sandbox:format_calls(F, [], Calls).
 sandbox:safe_meta(atc_term_guard:sformat(_, F, Args), Calls) :-
-    sandbox:format_calls(F, Args, Calls).
+    format_calls_(F, Args, Calls).
+
+% format_calls_(+Format, ?Args, -Calls): sandbox:format_calls/3, an Args unbound when the goal
+% is checked (a list the goal builds before it formats) read as SWI-Prolog 9.0's library reads
+% it: as many arguments as Format takes, a `~@` among them a call of a goal not known yet (an
+% instantiation error, as before). 9.2's library reads an unbound Args as one argument, so
+% `findall(B, ..., Bs), format(atom(S), "~a~a", Bs)` was refused on that version alone
+% ("not enough arguments (found 1, need 2)").
+format_calls_(F, Args, Calls) :-
+    (   var(Args), nonvar(F)
+    ->  sandbox:format_types(F, Types),
+        length(Types, N),
+        length(Fresh, N),
+        sandbox:format_calls(F, Fresh, Calls)
+    ;   sandbox:format_calls(F, Args, Calls)
+    ).
 sandbox:safe_meta(atc_term_guard:writeln(_), []).
 sandbox:safe_meta(atc_term_guard:term_to_atom(_, _), []).
 sandbox:safe_meta(atc_term_guard:atom_to_term(_, _, _), []).

@@ -66,3 +66,16 @@ def test_joins_within_the_limit_answer_as_the_builtins(mem):
     with pytest.raises(PrologError, match=r"Type error: `text' expected, found `f\(x\)'"):
         bob(mem, "atomic_list_concat([a, f(x)], X)")
     assert mem.query("format(atom(A), '~a-~s', [x, \"yz\"])").rows[0]["A"] == "x-yz"
+
+
+def test_a_format_whose_arguments_the_goal_builds_first_runs_on_every_backend(mem):
+    """`findall(B, ..., Bs), format(atom(S), "~a~a~a", Bs)`, the arguments unbound when the
+    sandbox checks the goal, was refused on SWI-Prolog 9.2 (janus) alone: its library(sandbox)
+    read an unbound list as one argument, `not enough arguments (found 1, need 3)`. A `~@`
+    whose goal is not known when the goal is checked is still refused."""
+    goal = 'findall(B, member(B, [a, b, c]), Bs), format(atom(S), "~a~a~a", Bs)'
+    assert bob(mem, goal)[0]["S"] == "abc"
+    assert mem.query(goal).rows[0]["S"] == "abc"
+    assert bob(mem, 'Bs = [x, 1], sformat(S, "~w-~w", Bs)')[0]["S"] == "x-1"
+    with pytest.raises(PrologError):
+        bob(mem, 'G = [halt], format(atom(_S), "~@", G)')
