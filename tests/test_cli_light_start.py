@@ -196,3 +196,63 @@ def test_hydrate_and_the_prompt_hook_import_no_http_client(tmp_path):
     assert _imported(http, "hook", "user-prompt", "--home", str(home), "--min-score", "0",
                      stdin=payload, env={"ATC_HOOK_SERVER": "off"}) == []
     assert "Friday" in _imported.output
+
+
+def test_a_command_opens_prolog_without_importing_pyswip(tmp_path):
+    """Where an earlier process found libswipl (libswipl_place.py), a command loads it itself:
+    importing pyswip initialised Prolog with pyswip's own arguments and declared ctypes
+    signatures for hundreds of C functions, ~0.04 s of CPU in every command that opens a home
+    (`atc stats` 0.52 → 0.48 s, alternated at load 14)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    first = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "stats", "--home",
+                            str(home)], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr           # keeps where libswipl is, if not yet
+    env = {"ATC_PROLOG": "pyswip"}
+    assert _imported("pyswip", "stats", "--home", str(home), env=env) == []
+    assert "items: 0" in _imported.output
+    assert _imported("pyswip", "query", "atom_length(abc, N)", "--home", str(home),
+                     env=env) == []
+    assert _imported.output.splitlines()[:2] == ["N", "3"]
+
+
+# Runs `atc --version` through the program's entry point (cli.run), then converts float16 rows
+# as a frame's gather does, and prints whether onnxruntime is imported and the rows are exact.
+CONVERT_PROBE = (
+    "import json, sys\n"
+    "blocks = int(sys.argv[1]) if len(sys.argv) > 1 else 1\n"
+    "sys.argv = ['atc', '--version']\n"
+    "from attention_cloud.cli import run\n"
+    "try:\n"
+    "    run()\n"
+    "except SystemExit as stop:\n"
+    "    assert not stop.code, stop.code\n"
+    "import numpy as np\n"
+    "from attention_cloud.embed import half_floats\n"
+    "rows = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)\n"
+    "rows = rows.reshape(128, 512)\n"
+    "exact = all(np.array_equal(half_floats.to_float32(rows), rows.astype(np.float32),\n"
+    "                           equal_nan=True) for _ in range(blocks))\n"
+    "print(json.dumps({'exact': exact, 'onnxruntime': 'onnxruntime' in sys.modules}))")
+
+
+def test_a_command_converts_a_frames_rows_without_loading_onnxruntime():
+    """A frame's float16 rows (186 rows of 512 on a 336-item `hash` home) loaded onnxruntime
+    for its faster cast: ~0.15 s of CPU to save ~2 ms in a process that ends after the frame
+    (every `atc hydrate`, every cold prompt hook). A command converts with numpy, exactly."""
+    out = subprocess.run([sys.executable, "-c", CONVERT_PROBE], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == {"exact": True, "onnxruntime": False}
+
+
+def test_a_command_that_converts_much_loads_onnxruntime_once_it_pays():
+    """A long-lived `atc` process (`atc mcp`, the warm recall server, a large curation) still
+    gets onnxruntime's cast, once numpy has converted about what the load costs."""
+    from attention_cloud.embed import half_floats
+
+    blocks = half_floats.DEFERRED_LOAD_VALUES // (1 << 16) + 2
+    out = subprocess.run([sys.executable, "-c", CONVERT_PROBE, str(blocks)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == {"exact": True, "onnxruntime": True}
