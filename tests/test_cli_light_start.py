@@ -256,3 +256,37 @@ def test_a_command_that_converts_much_loads_onnxruntime_once_it_pays():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == {"exact": True, "onnxruntime": True}
+
+
+def test_reading_cells_imports_no_numpy(curated_samples_home):
+    """`atc cells list|show|hot` read Prolog facts: the commands' module imported the cells'
+    builder (numpy, the partitioning, the row copies), ~0.2 s of CPU a command."""
+    home = str(curated_samples_home)
+    heavy = "numpy,faiss,attention_cloud.cells.api,attention_cloud.cells.partition"
+    assert _imported(heavy, "cells", "list", "--format", "json", "--home", home) == []
+    (first, *_) = json.loads(_imported.output.rsplit("\n", 2)[0])
+    assert first["size"] >= 1
+    assert _imported(heavy, "cells", "show", first["id"], "--home", home) == []
+    assert first["id"] in _imported.output
+    assert _imported(heavy, "cells", "hot", "--home", home) == []
+
+
+def test_forget_imports_no_reader_and_its_listing_no_numpy(curated_samples_home):
+    """`atc forget H --dry-run` lists what would go: it imported the cells' builder (numpy)
+    for the name of a file erasure deletes; and a forget whose items' texts are in memory
+    imported every transcript reader and dateutil (~0.15 s of CPU) to read none of them."""
+    home = str(curated_samples_home)
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "item(H)",
+                          "--limit", "1", "--format", "json", "--home", home],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    handle = json.loads(out.stdout)[0]["H"]
+    assert _imported("numpy,faiss,dateutil,attention_cloud.cells.api",
+                     "forget", handle, "--dry-run", "--home", home) == []
+    assert handle in _imported.output
+    readers = "dateutil,attention_cloud.ingest.api,attention_cloud.ingest.collector"
+    assert _imported(readers, "forget", handle, "--yes", "--home", home) == []
+    assert handle in _imported.output
+    gone = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "show", handle,
+                           "--home", home], capture_output=True, text=True, timeout=120)
+    assert gone.returncode != 0                             # forgotten all the same
