@@ -201,8 +201,8 @@ def test_hydrate_and_the_prompt_hook_import_no_http_client(tmp_path):
 def test_a_command_opens_prolog_without_importing_pyswip(tmp_path):
     """Where an earlier process found libswipl (libswipl_place.py), a command loads it itself:
     importing pyswip initialised Prolog with pyswip's own arguments and declared ctypes
-    signatures for hundreds of C functions, ~0.04 s of CPU in every command that opens a home
-    (`atc stats` 0.52 → 0.48 s, alternated at load 14)."""
+    signatures for hundreds of C functions, 0.01-0.04 s of CPU in every command that opens a
+    home (`atc stats` 0.49 → 0.47 s, 20 runs alternated at load 6)."""
     home = tmp_path / "home"
     home.mkdir()
     first = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "stats", "--home",

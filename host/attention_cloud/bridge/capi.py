@@ -50,8 +50,8 @@ def load_library() -> tuple[ctypes.CDLL, str | None]:
     found them (libswipl_place.py), or as pyswip locates and loads them.
 
     Importing pyswip does more than locate the library: its package initialises Prolog with
-    its own arguments and declares ctypes signatures for hundreds of C functions, ~0.1 s of
-    CPU (at load) in every ``atc`` process that opens a home. With the place kept, the library
+    its own arguments and declares ctypes signatures for hundreds of C functions, 0.01-0.04 s
+    of CPU in every ``atc`` process that opens a home. With the place kept, the library
     is loaded directly and :class:`~attention_cloud.bridge.swi_engine.SwiEngine` initialises
     Prolog itself (every signature it calls is declared in :class:`CApi`)."""
     import atexit
