@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_cloud import Memory
 from attention_cloud.embed import LexicalIndex, VectorStore
 from attention_cloud.embed.faiss_index import IndexPolicy
 from attention_cloud.errors import HomeError, UsageError
@@ -201,10 +200,8 @@ def test_hydrate_and_query_run_while_curate_writes(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    # the home set up in this process: the readers and the curate beside them are the
-    # processes under test, not this ingest (an `atc ingest` process cost a start more)
-    with Memory.open(home) as mem:
-        assert mem.ingest([corpus]).new == 3000
+    ingested = _atc("ingest", str(corpus), home=home)
+    assert ingested.returncode == 0, ingested.stderr
     env = {**os.environ, "PYTHONPATH": str(ROOT / "host")}
     curate = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "curate", "--format", "json",
                                "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -205,7 +205,7 @@ def doctor_unclean(home: Path) -> str | None:
 
     The doctor's checks run in this process (what ``atc doctor`` prints is their lines, and
     it exits 1 when they fail): they read the home's files only, and a process of its own
-    would add no more than a start of Python and SWI-Prolog (about 1.3 s of CPU) to a soak
+    would add no more than a start of Python and SWI-Prolog (about 1.2 s of CPU) to a soak
     that has just run the commands under test.
     """
     from attention_cloud.doctor import run_doctor

@@ -487,7 +487,7 @@ def make_seeded_home(work: Path) -> tuple[Path, list[str]]:
     """A home that already holds curated items (the hash embedder: no model to load), and
     the handles of its items. Built through the Python API in this process: the mutants'
     ``atc ingest`` processes are what is fuzzed, and three ``atc`` processes to set the home
-    up (ingest, curate, query) cost a start of Python and SWI-Prolog each, about 1.3 s of CPU."""
+    up (ingest, curate, query) cost a start of Python and SWI-Prolog each, about 1.2 s of CPU."""
     from attention_cloud import Memory
 
     home = work / "seeded-home"

@@ -108,7 +108,7 @@ def _ingested(home: Path, sources: list[str]) -> None:
     template, the uninterrupted ingest). Through the Python API in this process when the
     package killed is this checkout's: these homes are what the killed runs are compared with
     or start from, not what is killed, and a process spent a start of Python and SWI-Prolog
-    (about 1.3 s of CPU) on each. An ``atc ingest`` process of ``--host``'s package otherwise,
+    (about 1.2 s of CPU) on each. An ``atc ingest`` process of ``--host``'s package otherwise,
     so that package's reading of the files is what the comparison meets."""
     if HOST[0] != ROOT / "host":
         done = _run(["ingest", *sources, "--home", str(home)])

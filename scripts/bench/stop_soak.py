@@ -118,7 +118,7 @@ def watch_trial(t: int, host: Path, sig: int, rng: random.Random, work: Path,
 #: Builds the served home through the Python API in one process of the package under test
 #: (argv: the home, the transcript) and prints bob's token. Five ``atc`` commands did it before:
 #: the home is not what the soak stops, and each start of Python and SWI-Prolog cost about
-#: 1.3 s of CPU to do a few milliseconds of work.
+#: 1.2 s of CPU to do a few milliseconds of work.
 GRANTED_HOME = """
 import sys
 from attention_cloud import Memory
