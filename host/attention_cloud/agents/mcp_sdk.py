@@ -3,8 +3,8 @@
 ``mcp`` 2.3 imports, at the tops of the modules every server loads (``mcp/__init__``,
 ``mcp.server.lowlevel.server``, ``mcp.server.mcpserver.server``), its HTTP transport
 (starlette, sse_starlette and through it uvicorn and click), its HTTP client (httpx2, jwt) and
-its own client: about a quarter of the CPU ``atc mcp`` spent before it answered
-``initialize``, for code a stdio server never runs (BENCHMARKS.md, round 35, qa209).
+its own client: 0.27 s of the 1.84 s of CPU ``atc mcp`` spent before it answered
+``initialize`` (BENCHMARKS.md, round 35, qa209), for code a stdio server never runs.
 
 :func:`import_for_stdio` imports the SDK with each of the modules in :data:`DEFERRED` served,
 for the length of that import, as a :class:`DeferredModule`: every name taken from it is a
