@@ -139,10 +139,10 @@ _FAKE_SDK = {
     # stands for an HTTP package: what it makes says it ran
     "fakehttp/__init__.py": "RAN = []\n",
     "fakehttp/app.py": ("import fakehttp\nfakehttp.RAN.append('app')\n"
-                        "class App:\n    kind = 'real'\n"
+                        "LIMIT = 4\nclass App:\n    kind = 'real'\n"
                         "def make():\n    return App()\n"),
     # stands for the SDK: binds the HTTP package's names, uses one only if told to
-    "fakesdk/__init__.py": ("import os\nfrom fakehttp.app import App, make\n"
+    "fakesdk/__init__.py": ("import os\nfrom fakehttp.app import LIMIT, App, make\n"
                             "if os.environ.get('FAKESDK_SUBCLASS'):\n"
                             "    class Mine(App):\n        pass\n"
                             "def answer(x: App | None = None):\n    return 'answered'\n"),
@@ -170,12 +170,14 @@ def test_a_deferred_name_is_imported_at_its_first_use(tmp_path: Path) -> None:
     seen = _fake_run(tmp_path, (
         "before = (list(fakehttp.RAN), fakesdk.answer(), list(mcp_sdk.resolved))\n"
         "made = fakesdk.make()\n"
+        "limit = [fakesdk.LIMIT > 3, len(range(fakesdk.LIMIT))]\n"
         "print(json.dumps([before, fakehttp.RAN, made.kind, isinstance(made, fakesdk.App),\n"
-        "                  mcp_sdk.resolved, type(sys.modules['fakehttp']).__name__]))\n"))
-    before, ran, kind, is_app, resolved, module_type = seen
+        "                  limit, mcp_sdk.resolved, type(sys.modules['fakehttp']).__name__]))\n"))
+    before, ran, kind, is_app, limit, resolved, module_type = seen
     assert before == [[], "answered", []]         # bound, even in an annotation: not run
     assert ran == ["app"] and kind == "real" and is_app
-    assert resolved == ["fakehttp.app.make", "fakehttp.app.App"]
+    assert limit == [True, 4]                     # a constant compared, counted
+    assert resolved == ["fakehttp.app.make", "fakehttp.app.LIMIT", "fakehttp.app.App"]
     assert module_type == "module"                # a later import gets the real package
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import operator
 import sys
 import types
 import typing
-from typing import Any
+from typing import Any, Callable
 
 #: The modules a stdio server never runs, by package prefix: the SDK's HTTP transports and
 #: client, and the third-party packages only they use.
@@ -184,5 +185,18 @@ class Deferred:
         state = "imported" if self._real is not _UNSET else "deferred"
         return f"<{state} {self._module}.{self._name}>"
 
+
+def _forwarded(operation: Callable[..., Any]) -> Callable[..., Any]:
+    """A special method of :class:`Deferred`: ``operation`` on the real object (Python looks
+    such methods up on the type, past ``__getattr__``), e.g. a deferred constant compared."""
+    return lambda self, *args: operation(self.real(), *args)
+
+
+for _method, _operation in {
+        "__iter__": iter, "__len__": len, "__bool__": bool, "__str__": str, "__int__": int,
+        "__float__": float, "__index__": operator.index, "__lt__": operator.lt,
+        "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+        "__contains__": operator.contains}.items():
+    setattr(Deferred, _method, _forwarded(_operation))
 
 _UNSET = object()
