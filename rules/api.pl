@@ -79,6 +79,8 @@
 :- use_module(search_guard, []).     % wraps sub_atom/5 and the like: a long search a place at a time
 :- use_module(occurs_guard, []).     % wraps unify_with_occurs_check/2: big terms a binding at a time
 :- use_module(variant_guard, []).    % wraps variant_sha1/2, variant_hash/2: a term unfolding past 1,000,000 nodes refused
+:- use_module(memory_meter, [process_memory/1]).  % the memory limit's measure: the process's, not malloc's
+:- use_module(text_size_guard, []).  % wraps atomic_list_concat/2,3: no join past what the memory limit leaves
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).
@@ -572,7 +574,7 @@ text_prefix_(Text, Max, Prefix) :-
 %
 %   The whole call, answers included, runs under the limits of within_limits_/2:
 %   Options.time_limit seconds (default 30), Options.stack_limit bytes of Prolog stacks
-%   (default 256 MB), Options.memory_limit bytes of heap growth (default 1 GB) and
+%   (default 256 MB), Options.memory_limit bytes of memory growth (default 1 GB; process_memory/1) and
 %   Options.atom_limit new atoms (default 2,000,000) and what is left of its principal's
 %   Options.functor_limit new functors in the process (default 1,000,000; limits_principal_/1);
 %   a goal that passes one is aborted, which
@@ -1082,7 +1084,7 @@ within_limits_(Options, Goal) :-
     ;   true
     ),
     get_time(T0),
-    statistics(heapused, H0),
+    process_memory(H0),
     statistics(atoms, A0),
     statistics(functors, F0),
     Deadline is T0 + Time,
@@ -1286,7 +1288,7 @@ watchdog_(Caller, Token, Limits) :-
 
 limit_passed_(limits(Deadline, Time, H0, Memory, A0, Atoms, F0, FunctorsLeft, Functors), Why) :-
     get_time(Now),
-    statistics(heapused, H),
+    process_memory(H),
     statistics(atoms, A),
     statistics(functors, F),
     (   Now > Deadline -> Why = time(Time)

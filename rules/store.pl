@@ -120,6 +120,9 @@ committed batches only, in journal order) and says how many fact changes it made
     snapshot_covers_/3,                 % Offset, Digest, Facts: loaded with a snapshot
     journal_epoch_/1,                   % Epoch of the journal the view was read from
     pending_/1.                         % Undo action of the open batch (newest first)
+:- thread_local
+    replaying_/1,                       % Stream: a journal stream being replayed
+    not_text_/2.                        % Stream, Message: it held bytes that are not UTF-8
 
 %!  store_is_open(-Directory) is semidet.
 store_is_open(Dir) :-
@@ -133,6 +136,8 @@ store_is_open(Dir) :-
 %   when they differ the journal has a torn tail and the host truncates it before writing.
 %   @error atc_journal_damaged(File, Offset) when committed batches follow a line that cannot
 %   be read (the journal is left as it is).
+%   @error atc_journal_batch_damaged(File, Offset, Why) when a committed batch cannot be
+%   applied (a record damaged on disk); the journal is left as it is.
 
 store_open(Dir0, Info) :-
     must_be(text, Dir0),
@@ -582,8 +587,22 @@ replay(Journal, From, Count, Committed, Batch) :-
 replay_stream_(S, From, Count, Committed, Batch) :-
     seek(S, 0, eof, Size),
     seek(S, From, bof, _),
-    replay_loop(S, [], 0, Count, From, Committed, 0, Batch),
-    refuse_damage_(S, Committed, Size).
+    setup_call_cleanup(
+        asserta(replaying_(S)),
+        ( replay_loop(S, [], 0, Count, From, Committed, 0, Batch),
+          refuse_damage_(S, Committed, Size) ),
+        ( retractall(replaying_(S)), retractall(not_text_(S, _)) )).
+
+% The journal is written as UTF-8: bytes that are not (a block damaged on disk) are noted
+% here rather than printed as the stream's warning lines, and refuse the batch that holds
+% them when it commits (apply_batch_/4), where they would be read as U+FFFD.
+:- multifile user:message_hook/3.
+user:message_hook(io_warning(S, Message), warning, _) :-
+    replaying_(S),
+    (   not_text_(S, _)
+    ->  true
+    ;   assertz(not_text_(S, Message))
+    ).
 
 % Replay stops at the first term it cannot read. Past it lies either a crashed writer's torn
 % batch (no commit marker: cut by the next writer) or, when the file was damaged mid-way
@@ -605,6 +624,23 @@ refuse_damage_(S, Committed, Size) :-
 prolog:error_message(atc_journal_damaged(File, At)) -->
     [ '~w cannot be read past byte ~d, and committed batches follow: nothing was cut; '-[File, At],
       'mend or remove the bad line (or restore the file) and open the home again' ].
+
+prolog:error_message(atc_journal_batch_damaged(File, From, Why)) -->
+    [ '~w: the batch committed from byte ~d cannot be replayed ('-[File, From] ],
+    damage_reason_(Why),
+    [ '): nothing was cut; mend the bad record (or restore the file) and open the home again' ].
+
+damage_reason_(io_warning(Message)) -->
+    !,
+    [ '~w'-[Message] ].
+damage_reason_(Why) -->
+    { catch('$messages':translate_message(error(Why, _), Lines, []), _, fail),
+      exclude(==(nl), Lines, OneLine)
+    },
+    !,
+    OneLine.
+damage_reason_(Why) -->
+    [ '~q'-[Why] ].
 
 % A line `commit(N).` ends with its newline past here; record blocks are skipped by length
 % (their text is the user's, and may hold any line).
@@ -634,7 +670,7 @@ replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     ->  C = C0, B = B0, N = N0
     ;   T = commit(K), line_end_offset(S, B1)
     ->  reverse(Pending, Ordered),
-        foldl(apply_change, Ordered, 0, L),
+        apply_batch_(S, B0, Ordered, L),
         C1 is C0 + L,
         replay_loop(S, [], C1, C, B1, B, K, N)
     ;   T = abort(_), line_end_offset(S, B1)
@@ -648,6 +684,23 @@ replay_loop(S, Pending, C0, C, B0, B, N0, N) :-
     ->  replay_loop(S, [b(Kind, Text)|Pending], C0, C, B0, B, N0, N)
     ;   C = C0, B = B0, N = N0          % anything else: treat as a torn tail
     ).
+
+% A committed batch that cannot be applied (a record damaged on disk whose fields no longer
+% split, a record kind this version does not know) is refused, naming where it starts and
+% why: its commit marker says it was acknowledged, so it is never cut nor skipped.
+apply_batch_(S, From, _, _) :-
+    retract(not_text_(S, Message)),
+    !,
+    ( stream_property(S, file_name(File)) -> true ; File = journal ),
+    throw(error(atc_journal_batch_damaged(File, From, io_warning(Message)), _)).
+apply_batch_(S, From, Changes, Count) :-
+    catch(foldl(apply_change, Changes, 0, Count), Error,
+          (   Error = error(atc_journal_damaged(_, _), _)
+          ->  throw(Error)
+          ;   ( stream_property(S, file_name(File)) -> true ; File = journal ),
+              Error = error(Why, _),
+              throw(error(atc_journal_batch_damaged(File, From, Why), _))
+          )).
 
 % The commit term is followed by a newline; the committed prefix ends after it. Fails when
 % the file ends first: a marker torn before its newline was never acknowledged, and a writer
@@ -710,12 +763,24 @@ load_snapshot(Dir, Stream, Epoch, Facts, From) :-
         current_prolog_flag(version, Version),
         catch(load_snapshot_file_(Qlf), _, fail),
         snapshot_covers_(From0, Digest, Facts0),
+        loaded_facts_(Facts0),
         stream_digest_(Stream, Epoch, From0, Digest)
     ->  From = From0,
         Facts = Facts0
     ;   store_reset,                    % whatever a refused snapshot loaded goes again
         From = 0, Facts = 0
     ).
+
+% A snapshot loaded as many facts as it says it wrote. A part damaged on disk can load
+% without an error and hold fewer: one byte of a part's QLF changed loaded none of a home's
+% items, and a forget then compacted the journal from that empty view. Counting the clauses
+% of the durable predicates costs a lookup per predicate.
+loaded_facts_(Facts) :-
+    aggregate_all(sum(N),
+                  ( durable_predicate(M:Name/Arity),
+                    functor(H, Name, Arity),
+                    predicate_property(M:H, number_of_clauses(N)) ),
+                  Facts).
 
 % A snapshot in parts is loaded lane by lane, lane 2 in a thread of its own (each lane's parts
 % in order, from a stream of its own); any other file is loaded as one QLF (the form before

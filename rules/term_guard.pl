@@ -13,6 +13,7 @@
           ]).
 :- use_module(library(sandbox)).
 :- use_module(reader_lexis, [bracket_depth/2]).
+:- use_module(text_size_guard, [text_size_checked/2, format_args_chars/2]).
 % Arithmetic compiled to VM instructions (this file only): the scanners below compare every
 % code of a text, and a call of a comparison goes through rules/arith_guard.pl's wrapper
 % (1,000,000 codes: 0.7 s scanned, 1.4 s through the wrapper).
@@ -61,14 +62,23 @@ term_depth_max(2000).
 %!  writeln(+Term) is det.
 %!  sformat(-String, +Format) is det.
 %!  sformat(-String, +Format, +Args) is det.
-%   The system's, after term_depth_checked/1 of what they write.
+%   The system's, after term_depth_checked/1 of what they write and, for the format
+%   builtins, text_size_checked/2 of the texts their arguments hold.
 format(F, Args) :-
     term_depth_checked(Args),
+    format_size_checked(format/2, Args),
     system:format(F, Args).
 
 format(Out, F, Args) :-
     term_depth_checked(Args),
+    format_size_checked(format/3, Args),
     system:format(Out, F, Args).
+
+% format_size_checked(+PI, +Args): what `~a` and `~s` copy of Args in one C call fits the
+% call's memory limit (rules/text_size_guard.pl: 1,500 `~a` of one 1 MB atom ran 300 s).
+format_size_checked(PI, Args) :-
+    format_args_chars(Args, Chars),
+    text_size_checked(PI, Chars).
 
 writeln(T) :-
     term_depth_checked(T),
@@ -79,6 +89,7 @@ sformat(S, F) :-
 
 sformat(S, F, Args) :-
     term_depth_checked(Args),
+    format_size_checked(sformat/3, Args),
     system:format(string(S), F, Args).
 
 %!  term_to_atom(?Term, ?Atom) is det.
@@ -185,10 +196,10 @@ text_nesting_checked(Text) :-
 % current output, and a `~@` directive's argument is a goal to check.
 :- multifile sandbox:safe_meta/2.
 sandbox:safe_meta(atc_term_guard:format(F, Args), Calls) :-
-    sandbox:format_calls(F, Args, Calls).
+    format_calls_(F, Args, Calls).
 sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
     (   sandbox:safe_output(Out)
-    ->  sandbox:format_calls(F, Args, Calls)
+    ->  format_calls_(F, Args, Calls)
     ;   % say so here: else the sandbox goes on into the guard's own body and names a
         % builtin of it ('$factorize_term') as what it refuses
         throw(error(sandbox_output(format/3, Out), _))
@@ -196,7 +207,22 @@ sandbox:safe_meta(atc_term_guard:format(Out, F, Args), Calls) :-
 sandbox:safe_meta(atc_term_guard:sformat(_, F), Calls) :-
     sandbox:format_calls(F, [], Calls).
 sandbox:safe_meta(atc_term_guard:sformat(_, F, Args), Calls) :-
-    sandbox:format_calls(F, Args, Calls).
+    format_calls_(F, Args, Calls).
+
+% format_calls_(+Format, ?Args, -Calls): sandbox:format_calls/3, an Args unbound when the goal
+% is checked (a list the goal builds before it formats) read as SWI-Prolog 9.0's library reads
+% it: as many arguments as Format takes, a `~@` among them a call of a goal not known yet (an
+% instantiation error, as before). 9.2's library reads an unbound Args as one argument, so
+% `findall(B, ..., Bs), format(atom(S), "~a~a", Bs)` was refused on that version alone
+% ("not enough arguments (found 1, need 2)").
+format_calls_(F, Args, Calls) :-
+    (   var(Args), nonvar(F)
+    ->  sandbox:format_types(F, Types),
+        length(Types, N),
+        length(Fresh, N),
+        sandbox:format_calls(F, Fresh, Calls)
+    ;   sandbox:format_calls(F, Args, Calls)
+    ).
 sandbox:safe_meta(atc_term_guard:writeln(_), []).
 sandbox:safe_meta(atc_term_guard:term_to_atom(_, _), []).
 sandbox:safe_meta(atc_term_guard:atom_to_term(_, _, _), []).

@@ -47,8 +47,8 @@ from attention_cloud.paths import cache_dir  # noqa: E402  (after the byte-code 
 os.environ.setdefault("ATC_CACHE", str(cache_dir()))
 
 #: The test files that take longest (a run of scripts/test with --durations: each file's tests
-#: summed, round 34 at main f2017340, less what round 34 took out of them; the serial pass's
-#: tests not counted), longest first: here 12-80 s each, most of it in `atc` processes and
+#: summed, round 34 at main f2017340, less what rounds 34 and 35 took out of them; the serial
+#: pass's tests not counted), longest first: here 9-80 s each, most of it in `atc` processes and
 #: soaks. scripts/test spreads whole files over worker processes in the order they are
 #: collected: a long file handed out last would run alone while the other workers sit idle, so
 #: under workers these start first. Only the order changes.
@@ -60,19 +60,19 @@ LONGEST_FILES_FIRST = (
     "test_sandbox_corpus.py",
     "test_long_reader.py",
     "test_bridge_soak.py",
-    "test_bench_reader_soak.py",
     "test_embed_derived.py",
     "test_agent_loop_soak.py",
     "test_prolog_suites.py",
     "test_rules_cache.py",
     "test_readers.py",
     "test_watch.py",
+    "test_bench_reader_soak.py",
     "test_frame_json.py",
     "test_sandbox_escapes.py",
-    "test_bench_stop_soak.py",
     "test_bench_nearest.py",
     "test_closed_output.py",
     "test_first_answers.py",
+    "test_bench_stop_soak.py",
 )
 
 

@@ -42,3 +42,20 @@ def wait_read_by_server(sock: socket.socket, within: float = 60) -> None:
         assert time.monotonic() < deadline, (f"the server had not read the request in {within} "
                                              "s", _server_end(server_port, client_port))
         time.sleep(0.02)
+
+
+def wait_server_idle(server_port: int, within: float = 60) -> None:
+    """Wait until the server on 127.0.0.1:``server_port`` holds no connection: none listed
+    with its end established or waiting for it to close (a connection a test closed is
+    CLOSE_WAIT until the server has seen the end). A server shared by tests of its bounds
+    then starts each test as a fresh one would."""
+    def held() -> list[str]:
+        return [fields[3] for fields in (line.split() for line in
+                                         Path("/proc/net/tcp").read_text().splitlines()[1:])
+                if int(fields[1].split(":")[1], 16) == server_port
+                and fields[3] in ("01", "08")]          # ESTABLISHED, CLOSE_WAIT
+
+    deadline = time.monotonic() + within
+    while held():
+        assert time.monotonic() < deadline, f"the server still held {held()} after {within} s"
+        time.sleep(0.02)

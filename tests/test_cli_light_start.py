@@ -196,3 +196,97 @@ def test_hydrate_and_the_prompt_hook_import_no_http_client(tmp_path):
     assert _imported(http, "hook", "user-prompt", "--home", str(home), "--min-score", "0",
                      stdin=payload, env={"ATC_HOOK_SERVER": "off"}) == []
     assert "Friday" in _imported.output
+
+
+def test_a_command_opens_prolog_without_importing_pyswip(tmp_path):
+    """Where an earlier process found libswipl (libswipl_place.py), a command loads it itself:
+    importing pyswip initialised Prolog with pyswip's own arguments and declared ctypes
+    signatures for hundreds of C functions, 0.01-0.04 s of CPU in every command that opens a
+    home (`atc stats` 0.49 → 0.47 s, 20 runs alternated at load 6)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    first = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "stats", "--home",
+                            str(home)], capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr           # keeps where libswipl is, if not yet
+    env = {"ATC_PROLOG": "pyswip"}
+    assert _imported("pyswip", "stats", "--home", str(home), env=env) == []
+    assert "items: 0" in _imported.output
+    assert _imported("pyswip", "query", "atom_length(abc, N)", "--home", str(home),
+                     env=env) == []
+    assert _imported.output.splitlines()[:2] == ["N", "3"]
+
+
+# Runs `atc --version` through the program's entry point (cli.run), then converts float16 rows
+# as a frame's gather does, and prints whether onnxruntime is imported and the rows are exact.
+CONVERT_PROBE = (
+    "import json, sys\n"
+    "blocks = int(sys.argv[1]) if len(sys.argv) > 1 else 1\n"
+    "sys.argv = ['atc', '--version']\n"
+    "from attention_cloud.cli import run\n"
+    "try:\n"
+    "    run()\n"
+    "except SystemExit as stop:\n"
+    "    assert not stop.code, stop.code\n"
+    "import numpy as np\n"
+    "from attention_cloud.embed import half_floats\n"
+    "rows = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)\n"
+    "rows = rows.reshape(128, 512)\n"
+    "exact = all(np.array_equal(half_floats.to_float32(rows), rows.astype(np.float32),\n"
+    "                           equal_nan=True) for _ in range(blocks))\n"
+    "print(json.dumps({'exact': exact, 'onnxruntime': 'onnxruntime' in sys.modules}))")
+
+
+def test_a_command_converts_a_frames_rows_without_loading_onnxruntime():
+    """A frame's float16 rows (186 rows of 512 on a 336-item `hash` home) loaded onnxruntime
+    for its faster cast: ~0.15 s of CPU to save ~2 ms in a process that ends after the frame
+    (every `atc hydrate`, every cold prompt hook). A command converts with numpy, exactly."""
+    out = subprocess.run([sys.executable, "-c", CONVERT_PROBE], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == {"exact": True, "onnxruntime": False}
+
+
+def test_a_command_that_converts_much_loads_onnxruntime_once_it_pays():
+    """A long-lived `atc` process (`atc mcp`, the warm recall server, a large curation) still
+    gets onnxruntime's cast, once numpy has converted about what the load costs."""
+    from attention_cloud.embed import half_floats
+
+    blocks = half_floats.DEFERRED_LOAD_VALUES // (1 << 16) + 2
+    out = subprocess.run([sys.executable, "-c", CONVERT_PROBE, str(blocks)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == {"exact": True, "onnxruntime": True}
+
+
+def test_reading_cells_imports_no_numpy(curated_samples_home):
+    """`atc cells list|show|hot` read Prolog facts: the commands' module imported the cells'
+    builder (numpy, the partitioning, the row copies), ~0.2 s of CPU a command."""
+    home = str(curated_samples_home)
+    heavy = "numpy,faiss,attention_cloud.cells.api,attention_cloud.cells.partition"
+    assert _imported(heavy, "cells", "list", "--format", "json", "--home", home) == []
+    (first, *_) = json.loads(_imported.output.rsplit("\n", 2)[0])
+    assert first["size"] >= 1
+    assert _imported(heavy, "cells", "show", first["id"], "--home", home) == []
+    assert first["id"] in _imported.output
+    assert _imported(heavy, "cells", "hot", "--home", home) == []
+
+
+def test_forget_imports_no_reader_and_its_listing_no_numpy(curated_samples_home):
+    """`atc forget H --dry-run` lists what would go: it imported the cells' builder (numpy)
+    for the name of a file erasure deletes; and a forget whose items' texts are in memory
+    imported every transcript reader and dateutil (~0.15 s of CPU) to read none of them."""
+    home = str(curated_samples_home)
+    out = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "query", "item(H)",
+                          "--limit", "1", "--format", "json", "--home", home],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    handle = json.loads(out.stdout)[0]["H"]
+    assert _imported("numpy,faiss,dateutil,attention_cloud.cells.api",
+                     "forget", handle, "--dry-run", "--home", home) == []
+    assert handle in _imported.output
+    readers = "dateutil,attention_cloud.ingest.api,attention_cloud.ingest.collector"
+    assert _imported(readers, "forget", handle, "--yes", "--home", home) == []
+    assert handle in _imported.output
+    gone = subprocess.run([sys.executable, "-m", "attention_cloud.cli", "show", handle,
+                           "--home", home], capture_output=True, text=True, timeout=120)
+    assert gone.returncode != 0                             # forgotten all the same

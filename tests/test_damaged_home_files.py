@@ -101,6 +101,42 @@ def test_a_garbled_vector_key_log_is_refused_then_rebuilt(curated_samples_home: 
     assert _facts(home) == before
 
 
+def _cut_short(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:100])
+
+
+def _key_garbled(path: Path) -> None:
+    path.write_text(path.read_text(encoding="utf-8").replace('"rows"', '"rowz"'), encoding="utf-8")
+
+
+def _replaced(path: Path) -> None:
+    path.write_text("[1]\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("damage", [_cut_short, _key_garbled, _replaced, Path.unlink],
+                         ids=["cut-short", "key-garbled", "not-an-object", "removed"])
+def test_a_damaged_vector_manifest_is_refused_naming_the_remedy(curated_samples_home: Path,
+                                                               tmp_path: Path, damage) -> None:
+    """The vector store's manifest.json damaged between runs: a frame and a curate each stop in
+    one line naming the store and the remedy the other damages name, `atc doctor` names it,
+    and the remedy rebuilds the same frames. Before: cut short, "is not valid JSON" with no
+    remedy; a key garbled or another JSON value, `atc: Python KeyError: 'rows'` from a frame
+    and a traceback from curate; removed, a frame without vectors (exit 0) and a curate
+    refused with no remedy."""
+    home = curated_samples_home
+    before = _facts(home)
+    damage(home / "vectors" / "manifest.json")
+    for command in (("hydrate", GOAL, "--budget", "600"), ("curate",)):
+        out = _atc(home, *command)
+        _refused_in_one_line(out, home / "vectors")
+        assert "move the folder away and run `atc curate`" in out.stderr, out.stderr
+    _doctor_names(home, "vectors")
+    shutil.move(home / "vectors", tmp_path / "vectors.damaged")  # the remedy the line names
+    with Memory.open(home) as mem:
+        mem.curate()
+    assert _facts(home) == before
+
+
 def test_a_short_vector_log_is_refused(curated_samples_home: Path) -> None:
     home = curated_samples_home
     (log,) = (home / "vectors").glob("vectors-*.f16")

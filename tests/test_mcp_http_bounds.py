@@ -19,8 +19,10 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from test_agents_mcp import start_http
-from held_sockets import closed_by_server, wait_read_by_server
+from held_sockets import closed_by_server, wait_read_by_server, wait_server_idle
 
 TOKEN = "t" * 32
 
@@ -38,18 +40,44 @@ def _start(home: Path, body_timeout: float = 1.0) -> tuple[subprocess.Popen, int
 
 
 @contextmanager
-def _serving(home: Path, body_timeout: float = 1.0):
-    """A listening server (as _start makes it) and a list for the sockets a test holds: both
-    closed, whatever the test asserts, when it ends."""
+def _server(home: Path, body_timeout: float = 1.0):
+    """The port of a listening server (as _start makes it), stopped when the block ends."""
     server, port = _start(home, body_timeout)
+    try:
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+@contextmanager
+def _held():
+    """A list for the sockets a test holds, all closed, whatever the test asserts, when the
+    block ends."""
     held: list[socket.socket] = []
     try:
-        yield port, held
+        yield held
     finally:
         for sock in held:
             sock.close()
-        server.terminate()
-        server.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def _bounded_server(tmp_path_factory):
+    """One server (as _start makes it) for the tests of the default bounds: each start cost
+    seconds of CPU (Python, the SDK whole, its HTTP stack), and what these tests check, how it
+    treats connections, depends on the connections it holds, which ``serving`` empties."""
+    with _server(tmp_path_factory.mktemp("bounds") / "home") as port:
+        yield port
+
+
+@pytest.fixture
+def serving(_bounded_server):
+    """The shared server's port, holding no connection when the test starts (as a fresh
+    server), and a list for the sockets the test holds."""
+    wait_server_idle(_bounded_server)
+    with _held() as held:
+        yield _bounded_server, held
 
 
 def _status(port: int, request: bytes) -> bytes:
@@ -58,91 +86,88 @@ def _status(port: int, request: bytes) -> bytes:
         return sock.recv(4096).split(b"\r\n", 1)[0]
 
 
-def test_a_connection_that_never_finishes_its_headers_is_closed(tmp_path):
-    with _serving(tmp_path / "home") as (port, held):
-        for n in range(2):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            if n == 1:
-                sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            held.append(sock)
-        closed = closed_by_server(held)
-        answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+def test_a_connection_that_never_finishes_its_headers_is_closed(serving):
+    port, held = serving
+    for n in range(2):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        if n == 1:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        held.append(sock)
+    closed = closed_by_server(held)
+    answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert closed == [True, True]
     assert answer.startswith(b"HTTP/1.1 401"), answer
+
+
+def _authorised_post(length: int) -> bytes:
+    """The head of an authorised MCP request whose body is ``length`` bytes."""
+    return (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
+            b"Content-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\n"
+            b"Content-Length: " + str(length).encode() + b"\r\n\r\n")
 
 
 def _body_in_progress(port: int) -> socket.socket:
     """A connection holding an authorised request whose body has not all come."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                 b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
-                 b"Content-Type: application/json\r\n"
-                 b"Accept: application/json, text/event-stream\r\n"
-                 b"Content-Length: 100\r\n\r\n{\"jsonrpc\": ")
+    sock.sendall(_authorised_post(100) + b"{\"jsonrpc\": ")
     wait_read_by_server(sock)
     return sock
 
 
 def test_past_its_connections_a_caller_is_answered_503_at_once(tmp_path):
-    with _serving(tmp_path / "home", body_timeout=60.0) as (port, held):
+    with _server(tmp_path / "home", body_timeout=60.0) as port, _held() as held:
         held.extend(_body_in_progress(port) for _ in range(3))    # with the caller's, 4
         answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 503"), answer
 
 
-def test_connections_held_half_open_do_not_keep_the_owners_agent_out(tmp_path):
+def test_connections_held_half_open_do_not_keep_the_owners_agent_out(serving):
     """Any local process, without the token, holding every connection with a request line
     each (opened again as the headers' deadline closed it) had the owner's agent answered 503
     for as long as it went on; the newest connection now closes the one waiting longest."""
-    with _serving(tmp_path / "home") as (port, held):
-        for _ in range(6):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            held.append(sock)
-        answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    port, held = serving
+    for _ in range(6):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        held.append(sock)
+    answer = _status(port, b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 401"), answer     # answered: it reached the token check
 
 
-def test_an_authorised_body_that_never_finishes_is_answered_408(tmp_path):
-    with _serving(tmp_path / "home") as (port, _):
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
-                         b"Content-Type: application/json\r\n"
-                         b"Accept: application/json, text/event-stream\r\n"
-                         b"Content-Length: 100\r\n\r\n{\"jsonrpc\": ")
-            sock.settimeout(8)
-            answer = b""
-            try:   # the headers and the body may arrive apart: read until the server closes
-                while chunk := sock.recv(4096):
-                    answer += chunk
-            except socket.timeout:
-                answer += b"(nothing more within 8 s)"
+def test_an_authorised_body_that_never_finishes_is_answered_408(serving):
+    port, _ = serving
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(_authorised_post(100) + b"{\"jsonrpc\": ")
+        sock.settimeout(8)
+        answer = b""
+        try:   # the headers and the body may arrive apart: read until the server closes
+            while chunk := sock.recv(4096):
+                answer += chunk
+        except socket.timeout:
+            answer += b"(nothing more within 8 s)"
     assert answer.startswith(b"HTTP/1.1 408"), answer
     assert b"did not arrive within" in answer, answer
 
 
-def test_an_authorised_body_over_the_sdks_limit_is_answered_413_in_json(tmp_path):
+def test_an_authorised_body_over_the_sdks_limit_is_answered_413_in_json(serving):
     """README: a body over 4 MiB is a 413 whose answer is JSON, as every refusal of the
     served surfaces is (the SDK's own answer was plain text)."""
     body = b"x" * (4 * 1024 * 1024 + 1)
-    with _serving(tmp_path / "home") as (port, _):
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n"
-                         b"Content-Type: application/json\r\n"
-                         b"Accept: application/json, text/event-stream\r\n"
-                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
-            try:
-                sock.sendall(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass                      # refused before all of it was read
-            sock.settimeout(8)
-            answer = b""
-            try:
-                while chunk := sock.recv(4096):
-                    answer += chunk
-            except (socket.timeout, ConnectionResetError):
-                pass
+    port, _ = serving
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(_authorised_post(len(body)))
+        try:
+            sock.sendall(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass                      # refused before all of it was read
+        sock.settimeout(8)
+        answer = b""
+        try:
+            while chunk := sock.recv(4096):
+                answer += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
     assert answer.startswith(b"HTTP/1.1 413"), answer[:300]
     assert b"application/json" in answer and b'{"error"' in answer, answer[:300]

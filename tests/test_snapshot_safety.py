@@ -341,3 +341,22 @@ def test_lanes_are_balanced_by_what_is_written(home, tmp_path):
     assert "record_/11" in named, named
     assert "entity_/3" not in named and "entity_ids_/2" not in named
     assert {int(p.args[1]) for p in lanes} == {1, 2}
+
+
+def test_a_snapshot_damaged_in_place_that_loads_less_is_refused(home, tmp_path):
+    """A byte of snapshot.qlf changed on disk, where a part names the module its facts go to
+    (`atc_journal` read as `Ztc_journal`): the part loads without an error, and its items went
+    to a module nobody reads. Before, the home opened with 0 items (exit 0), and an `atc
+    forget` of a note remembered on that view compacted the journal from it, deleting every
+    item for good. Now a snapshot that loaded fewer facts than it says it wrote is refused and
+    the journal replayed whole."""
+    ingested_home(home, tmp_path)
+    expected, snapshot, data, _ = snapshotted(home)
+    at = data.index(b"atc_journal")
+    snapshot.write_bytes(data[:at] + b"Z" + data[at + 1:])
+    with Memory.open(home) as mem:
+        assert mem.open_info.snapshot_facts == 0  # refused: replayed from the journal
+        assert handles(mem) == expected[0]
+        note = mem.remember("the staging key rotates on fridays", curate=False).handle
+        mem.forget([note])                        # compacts the journal from this view
+    assert state(home)[0] == expected[0]

@@ -1086,11 +1086,14 @@ def cells() -> None:
 def run() -> None:
     """The ``atc`` program: :func:`main`, with Ctrl-C reaching a long Prolog call at once
     (bridge/interrupts.py; a program calling ``main`` itself keeps its own SIGINT handling),
-    and its work never cut short by a reader of its output that stopped early
-    (closed_output.py)."""
+    its work never cut short by a reader of its output that stopped early
+    (closed_output.py), and one-time set-up costs put off until they pay for themselves
+    (start_cost.py: a command's process ends after its work)."""
     from .bridge.interrupts import want_forwarding
+    from .start_cost import defer
 
     want_forwarding()
+    defer()
     keep_working_when_output_closes()
     try:
         main()

@@ -83,22 +83,14 @@ def _embedder_line(spec: object, lines: list[str]) -> bool:
 def _damaged_indexes(home) -> list[str]:
     """A line for the vector store and the BM25 index each, when its files hold less than its
     writer committed (damaged between runs): every frame stops on it until it is rebuilt."""
-    import json
-
     from .embed.lexical import LexicalIndex, cut_notice
-    from .embed.store import MANIFEST, VectorStore
+    from .embed.store import check_store
 
     lines = []
-    manifest = home / "vectors" / MANIFEST
     try:
-        if manifest.is_file():
-            made = json.loads(manifest.read_text(encoding="utf-8"))
-            VectorStore.open(home / "vectors", embedder_id=made["embedder_id"], dim=int(made["dim"]),
-                             read_only=True).close()
-    except AtcError as exc:
+        check_store(home / "vectors")
+    except (AtcError, OSError) as exc:
         lines.append(f"vectors: DAMAGED, frames stop on it ({exc})")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        lines.append(f"vectors: DAMAGED, frames stop on it ({manifest}: not a manifest: {exc!r})")
     try:
         if (home / "lexical").is_dir():
             LexicalIndex.open(home / "lexical", read_only=True).close()

@@ -42,8 +42,8 @@ from typing import Any, Iterable
 from .agents.remember import REMEMBER_SESSION, REMEMBERED_FILE
 from .audit import AUDIT_FILE, append_event, logged_forgets
 from .bridge import Atom, Var, to_plain
-from .cells.api import STATE_FILE as CELLS_STATE
-from .cells.rows import drop as drop_cell_rows
+from .cells.files import STATE_FILE as CELLS_STATE
+from .cells.files import drop as drop_cell_rows
 from .errors import BadArgument, InputError, PrologError, UsageError
 from .erasure_texts import dropped_texts
 from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .errors import AtcError
-from .ingest.collector import DEFAULT_MAX_ITEM_CHARS
+from .ingest.item_limits import DEFAULT_MAX_ITEM_CHARS
 
 
 def dropped_texts(items: Iterable[dict[str, Any]], source_file: Any,
@@ -21,14 +21,16 @@ def dropped_texts(items: Iterable[dict[str, Any]], source_file: Any,
     """Handle -> text for the ``items`` (erasure plan entries) whose text is empty, read from
     their transcripts as ingest reads them (format detected); those a file no longer gives
     (edited, gone, another format than detected, a subagent's) are left out."""
-    from .ingest.api import parse_path
-
     wanted: dict[str, set[str]] = {}
     for item in items:
         if item.get("forgotten") or item.get("text") or not item.get("source"):
             continue
         wanted.setdefault(source_file(item["source"]), set()).add(item["handle"])
     found: dict[str, str] = {}
+    if not wanted:
+        return found          # every text is in memory: no reader (nor dateutil) to import
+    from .ingest.api import parse_path
+
     for path, handles in wanted.items():
         try:
             parsed = parse_path(path, max_item_chars=max_item_chars)

@@ -21,12 +21,21 @@ STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS
 _PROLOG_WRITE_REFUSED = re.compile(r"I/O error in write on stream \S+ \((?P<reason>[^()]+)\)")
 
 
+# numpy's words for an array write (``tofile``, ``np.save`` to a file) that C's fwrite cut
+# short, an OSError with no errno: "27847 requested and 4064 written".
+_NUMPY_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written$")
+
+
 def write_refused(exc: BaseException) -> str:
     """Why the file system refused a write of the home, when ``exc`` is such a refusal (an
-    OSError of :data:`STORAGE_ERRNOS`: "No space left on device: FILE"; Prolog's stream error:
+    OSError of :data:`STORAGE_ERRNOS`: "No space left on device: FILE"; numpy's array write cut
+    short; Prolog's stream error:
     "writing to the memory home failed: File too large"), else "". The CLI and the watcher's
     log say it so, rather than a stream's address."""
     if isinstance(exc, OSError):
+        if exc.errno is None and _NUMPY_SHORT_WRITE.match(str(exc)):
+            return (f"a write of the memory home was cut short ({exc}): the disk is full, or a "
+                    "quota or a file-size limit was met")
         if exc.errno not in STORAGE_ERRNOS:
             return ""
         return f"{exc.strerror or exc}{f': {exc.filename}' if exc.filename else ''}"
@@ -123,6 +132,11 @@ class UnknownEmbedder(EmbeddingError):
     exit_code = 2
 
 
+#: Prolog errors that say a file of the home is damaged (rules/store.pl): exit 1, as any
+#: other unusable home, not the 2 of a bad goal.
+_DAMAGED_HOME = frozenset({"atc_journal_damaged", "atc_journal_batch_damaged"})
+
+
 class PrologError(AtcError):
     """An exception raised by Prolog, carrying the original error term and its message.
 
@@ -135,13 +149,19 @@ class PrologError(AtcError):
     def __init__(self, message: str, term: Any = None) -> None:
         super().__init__(message)
         self.term = term
+        if getattr(self._formal(), "name", None) in _DAMAGED_HOME:
+            self.exit_code = 1            # the home's files, not the command line, are at fault
+
+    def _formal(self) -> Any:
+        """The formal term of ``error(Formal, Context)``, else None."""
+        args = getattr(self.term, "args", None)
+        return args[0] if args else None
 
     def existence(self) -> tuple[str, Any] | None:
         """``(Kind, Culprit)`` when the error is ``existence_error(Kind, Culprit)`` (a handle,
         grant or principal that is not there), else None: what a caller turns into its own
         plain "no such" line."""
-        formal = getattr(self.term, "args", None)
-        formal = formal[0] if formal else None
+        formal = self._formal()
         if getattr(formal, "name", None) == "existence_error" and len(formal.args) == 2:
             return str(formal.args[0]), formal.args[1]
         return None

@@ -1000,10 +1000,10 @@ class Memory:
                    memory_limit: int | None = None, atom_limit: int | None = None,
                    functor_limit: int | None = None) -> None:
         """Change the limits user code runs under in this process (queries, rule loading and
-        frames with rules): seconds, bytes of Prolog stacks, bytes of heap growth, new atoms
-        (each a call's), and new functors (a principal's, the owner's as one, over the life of
-        the process: SWI-Prolog never frees one). Defaults: 30 s, 256 MB, 1 GB, 2,000,000,
-        1,000,000."""
+        frames with rules): seconds, bytes of Prolog stacks, bytes of the process's memory
+        growth (its anonymous resident memory), new atoms (each a call's), and new functors (a
+        principal's, the owner's as one, over the life of the process: SWI-Prolog never frees
+        one). Defaults: 30 s, 256 MB, 1 GB, 2,000,000, 1,000,000."""
         given = {"time_limit": args.seconds("time_limit", time_limit, optional=True),
                  "stack_limit": args.whole("stack_limit", stack_limit, minimum=1, optional=True),
                  "memory_limit": args.whole("memory_limit", memory_limit, minimum=1,

@@ -195,6 +195,28 @@ def corpus_stats(folder: Path) -> dict[str, int]:
     return json.loads((folder.parent / ".complete.json").read_text(encoding="utf-8"))
 
 
+#: What ``atc doctor`` prints for a part it cannot use, or for an erasure a killed process
+#: left (doctor.py).
+DOCTOR_PROBLEMS = ("MISSING", "UNUSABLE", "NOT A HOME", "erasure interrupted")
+
+
+def doctor_unclean(home: Path) -> str | None:
+    """Why ``atc doctor`` on ``home`` is not clean (it fails, or names a problem), or None.
+
+    The doctor's checks run in this process (what ``atc doctor`` prints is their lines, and
+    it exits 1 when they fail): they read the home's files only, and a process of its own
+    would add no more than a start of Python and SWI-Prolog (about 1.2 s of CPU) to a soak
+    that has just run the commands under test.
+    """
+    from attention_cloud.doctor import run_doctor
+
+    ok, lines = run_doctor(str(home))
+    problems = [line.strip() for line in lines if any(word in line for word in DOCTOR_PROBLEMS)]
+    if not ok or problems:
+        return f"exit {0 if ok else 1}: {'; '.join(problems) or lines[-1]}"
+    return None
+
+
 #: Largest corpus ingested with one ``Memory.ingest`` call when building a home.
 ONE_CALL_ITEMS = 200_000
 #: Files (about 100 items each) per ``Memory.ingest`` call above that.

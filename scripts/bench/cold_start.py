@@ -14,13 +14,16 @@ process and its children) and wall time per command and variant, and their ratio
     .venv/bin/python scripts/bench/cold_start.py --home .local/demo-home \\
         --variant before=/tmp/base/host --variant after=host --runs 10
 
-Beside the commands that only read (``--version``, ``--help``, ``stats``, ``query``,
-``hydrate``, ``show``, the prompt hook cold and through the warm recall server), three kinds
-are measured their own way: ``ingest`` of a new 10-line file (into a copy of the home),
-``hook stop`` up to its detach (the capture it leaves behind is waited for before the next
-run), and ``atc mcp`` up to its answer to ``initialize`` and to a first ``tools/call`` (the
-server's CPU read from ``/proc`` at the answer). ``--fresh`` runs them on a new home instead,
-an empty folder made again before every run.
+Beside the commands that only read (``--version``, ``--help`` and several commands'
+``--help``, ``stats``, ``query``, ``hydrate``, ``show``, ``cells list``, ``curate`` with
+nothing to do, the prompt hook cold and through the warm recall server; with
+``--minilm-home``, the hydrate and the cold hook on a home embedded by MiniLM too), some are
+measured their own way: ``ingest`` of a new 10-line file, ``remember`` of a new sentence and
+``forget --yes`` of an item not forgotten yet (into a copy of the home), ``hook stop`` up to
+its detach (the capture it leaves behind is waited for before the next run), and ``atc mcp``
+up to its answer to ``initialize`` and to a first ``tools/call`` (the server's CPU read from
+``/proc`` at the answer). ``--fresh`` runs them on a new home instead, an empty folder made
+again before every run (no ``show``, ``forget`` or ``hook stop`` there).
 
 ``--rules-alone`` measures instead a process that only starts the engine and loads the rules
 (``get_prolog()``, no home, no command), in three states of the compiled-rules cache: unusable
@@ -51,15 +54,20 @@ PAYLOAD = {"session_id": "bench-cold-start", "transcript_path": "", "cwd": "/wor
            "prompt": "why did charges fail when the processor timed out?"}
 
 
-def commands(home: str, handle: str | None = None) -> dict[str, tuple[list[str], bytes | None, str]]:
+def commands(home: str, handle: str | None = None,
+             minilm_home: str | None = None) -> dict[str, tuple[list[str], bytes | None, str]]:
     """Each measured command: its arguments after ``atc``, what it reads on stdin, and
     ``ATC_HOOK_SERVER`` (``on``: the prompt hook is a client of the home's warm recall
     server, started by the warm-up run; only the client process is measured). ``handle``:
-    an item of the home for ``show`` (None: no ``show``, as on a fresh home)."""
+    an item of the home for ``show`` (None: no ``show``, as on a fresh home);
+    ``minilm_home``: a home embedded by the default MiniLM, for its hydrate and cold hook."""
     prompt = json.dumps(PAYLOAD).encode()
     table = {
         "--version": (["--version"], None, "off"),
         "--help": (["--help"], None, "off"),
+        **{f"{' '.join(words)} --help": ([*words, "--help"], None, "off") for words in HELPS},
+        "cells list": (["cells", "list", "--home", home], None, "off"),
+        "curate, nothing to do": (["curate", "--home", home], None, "off"),
         "stats": (["stats", "--home", home], None, "off"),
         "query": (["query", "item_kind(H, error)", "--home", home], None, "off"),
         "query item(H) --limit 1": (["query", "item(H)", "--limit", "1", "--home", home],
@@ -72,13 +80,24 @@ def commands(home: str, handle: str | None = None) -> dict[str, tuple[list[str],
     }
     if handle is not None:
         table["show"] = (["show", handle, "--home", home], None, "off")
+    if minilm_home is not None:
+        table["hydrate --budget 200, MiniLM home"] = (
+            ["hydrate", "x", "--budget", "200", "--home", minilm_home], None, "off")
+        table["hook user-prompt, MiniLM home"] = (["hook", "user-prompt", "--home", minilm_home],
+                                                  prompt, "off")
     return table
+
+
+#: Commands whose ``--help`` is measured (beside ``atc --help``).
+HELPS = (("stats",), ("query",), ("hydrate",), ("remember",), ("forget",), ("cells", "list"),
+         ("hook", "user-prompt"))
 
 
 #: Commands measured by a callable of their own (they write, detach or converse), beside the
 #: table above: ``ingest`` of a new 10-line file, ``hook stop`` up to its detach, ``atc mcp``
 #: up to its answer to ``initialize`` and to a first ``tools/call``.
-OWN_COMMANDS = ("ingest 10 lines", "hook stop", "mcp initialize", "mcp first tools/call")
+OWN_COMMANDS = ("ingest 10 lines", "remember", "forget", "hook stop", "mcp initialize",
+                "mcp first tools/call")
 
 #: The program of a ``--rules-alone`` process: start the engine, load the rules, say how.
 ENGINE_ONLY = ("from attention_cloud.bridge import get_prolog; import sys; "
@@ -171,6 +190,24 @@ def ingest_once(host: Path, home: str, scratch: Path) -> tuple[float, float]:
     return run_once(host, ["ingest", str(path), "--format", "text", "--home", home], None)
 
 
+def remember_once(host: Path, home: str) -> tuple[float, float]:
+    """One ``atc remember`` of a new sentence (new text each run) into ``home``."""
+    n = next(_RUNS)
+    return run_once(host, ["remember", f"The deploy of build {n} waits on the ledger lock.",
+                           "--home", home], None)
+
+
+def forget_once(host: Path, home: str) -> tuple[float, float]:
+    """One ``atc forget H --yes`` of an item of ``home`` not forgotten yet (found first, by a
+    process not measured)."""
+    found = subprocess.run([sys.executable, "-c", "from attention_cloud.cli import run; run()",
+                            "query", "item_kind(H, tool_result)", "--limit", "1", "--format",
+                            "json", "--home", home], capture_output=True, text=True,
+                           env=_env(host), check=True)
+    handle = json.loads(found.stdout)[0]["H"]
+    return run_once(host, ["forget", handle, "--yes", "--home", home], None)
+
+
 def hook_stop_once(host: Path, home: str, transcript: str) -> tuple[float, float]:
     """``atc hook stop`` up to its detach (the process Claude Code waits for, and the first
     child it waits for); the detached capture is left to finish before the next run, so that
@@ -200,6 +237,8 @@ def own_cases(host: Path, home: str, scratch: Path, transcript: str,
         shutil.copytree(home, copy, ignore=shutil.ignore_patterns("hooks"))
     return {
         "ingest 10 lines": lambda: ingest_once(host, str(copy), scratch),
+        "remember": lambda: remember_once(host, str(copy)),
+        "forget": lambda: forget_once(host, str(copy)),
         "hook stop": lambda: hook_stop_once(host, home, transcript),
         "mcp initialize": lambda: mcp_once(host, home, False),
         "mcp first tools/call": lambda: mcp_once(host, home, True),
@@ -299,6 +338,9 @@ def main() -> None:
                         help="NAME=FOLDER holding attention_cloud (repeat)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--only", action="append", help="measure only these commands")
+    parser.add_argument("--minilm-home",
+                        help="with --home: a home embedded by the default MiniLM, for its "
+                             "hydrate and cold prompt hook")
     parser.add_argument("--fresh", action="store_true",
                         help="the commands on a new home, an empty folder made again before "
                              "every run (no show, no hook stop)")
@@ -328,10 +370,11 @@ def main() -> None:
         home = (tempfile.mkdtemp(prefix="cold-start-fresh-") if args.fresh
                 else str(Path(args.home).resolve()))
         handle = None if args.fresh else first_item(home)
-        table = commands(home, handle)
+        minilm = str(Path(args.minilm_home).resolve()) if args.minilm_home else None
+        table = commands(home, handle, minilm)
         for name, (argv, stdin, server) in table.items():
             if not args.only or name in args.only:
-                if args.fresh and name != "--version" and name != "--help":
+                if args.fresh and not name.endswith(("--version", "--help")):
                     measure(name, {v: (lambda h=host, a=argv, i=stdin, s=server:
                                        on_fresh_home(h, a, i, s, home))
                                    for v, host in variants.items()}, args.runs)
@@ -347,6 +390,8 @@ def main() -> None:
                     cases[v] = own_cases(host, home, Path(scratch) / v, args.transcript,
                                          args.fresh)
                 for name in wanted:
+                    if args.fresh and name == "forget":
+                        continue                      # a fresh home holds nothing to forget
                     if args.fresh and name != "hook stop":
                         measure(name, {v: (lambda c=c[name]: fresh_then(home, c))
                                        for v, c in cases.items()}, args.runs)

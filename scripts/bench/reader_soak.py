@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_env import ROOT, run_header  # noqa: E402
+from bench_env import ROOT, doctor_unclean, run_header  # noqa: E402
 
 ATC = [sys.executable, "-m", "attention_cloud.cli"]
 
@@ -89,12 +89,15 @@ def _turn(session: str, n: int, text: str) -> str:
                        "message": {"role": "user", "content": text}})
 
 
-def _doctor(home: Path) -> str | None:
-    done = _atc(home, "doctor")
-    if done.returncode != 0 or "erasure interrupted" in done.stdout:
-        return (done.stdout + done.stderr).strip().splitlines()[-1:][0] if (
-            done.stdout + done.stderr).strip() else f"exit {done.returncode}"
-    return None
+def _texts(home: Path) -> dict[str, str]:
+    """Every live item's text, to its handle: the home opened in this process, beside the
+    running writers, as a reading ``atc query`` opens it (a reader takes no lock). The
+    soak's subjects are the watcher, the servers and the CLI writers; its own look-ups were
+    an ``atc query`` process each before."""
+    from attention_cloud import Memory
+
+    with Memory.open(home, create=False) as mem:
+        return {str(r["T"]): str(r["H"]) for r in mem.query("item_text(H, T)", limit=1_000_000).rows}
 
 
 def _forget_cli(home: Path, handle: str, rng: random.Random, kill_share: float,
@@ -111,10 +114,7 @@ def _forget_cli(home: Path, handle: str, rng: random.Random, kill_share: float,
 
 
 def _handle_of(home: Path, text: str) -> str | None:
-    done = _atc(home, "query", f'item_text(H, "{text}")', "--format", "json")
-    rows = json.loads(done.stdout) if done.returncode == 0 else []
-    rows = rows["rows"] if isinstance(rows, dict) else rows
-    return rows[0]["H"] if rows else None
+    return _texts(home).get(text)
 
 
 # -- watch beside a CLI writer --------------------------------------------------------------------
@@ -207,14 +207,11 @@ def soak_watch(work: Path, rounds: int, kill_share: float, rng: random.Random) -
     out = "\n".join(watcher.output)
     figures["took_over"] = out.count('"took_over"')
     figures["tracebacks"] = out.count("Traceback")
-    rows = json.loads(_atc(home, "query", "item_text(H, T)", "--format", "json",
-                           "--limit", "100000").stdout or "[]")
-    rows = rows["rows"] if isinstance(rows, dict) else rows
-    held = {r["T"] for r in rows}
+    held = set(_texts(home))
     figures["missing_turns"] = [t for t in turns if t not in held]
     figures["leaks"] = [(s, _files_holding(home, _hidden(s))) for s in forgotten
                         if _files_holding(home, _hidden(s))]
-    figures["doctor"] = _doctor(home)
+    figures["doctor"] = doctor_unclean(home)
     return figures
 
 
@@ -303,14 +300,16 @@ def soak_servers(work: Path, rounds: int, kill_share: float, rng: random.Random)
     home = work / "serve-home"
     home.mkdir()
     (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    tokens = {}
-    for args in (["remember", "the staging database is read-only on fridays"],
-                 ["principal", "add", "alice", "--owner"], ["principal", "add", "bob"],
-                 ["grant", "add", "bob", "--segment", "default", "--ceiling", "L0"]):
-        done = _atc(home, *args)
-        assert done.returncode == 0, (args, done.stderr)
-        tokens[args[-1]] = done.stdout.strip().splitlines()[-1]
-    token = tokens["bob"]          # `atc principal add` prints the token last
+    # the home and its grant through the Python API in this process (the servers are what is
+    # soaked, not these commands; four ``atc`` processes did it before)
+    from attention_cloud import Memory
+    from attention_cloud.sharing import add_grant, add_principal
+
+    with Memory.open(home) as mem:
+        mem.remember("the staging database is read-only on fridays")
+        add_principal(mem, "alice", owner=True)
+        token = add_principal(mem, "bob")
+        add_grant(mem, "bob", segments=["default"], ceiling="L0")
     figures: dict = {"rounds": rounds, "leaks": [], "failed_calls": [], "restarts": 0,
                      "writer_kills": 0, "writer_failures": [], "seen_before_forget": 0,
                      "file_leaks": [], "doctor": None}
@@ -349,7 +348,7 @@ def soak_servers(work: Path, rounds: int, kill_share: float, rng: random.Random)
     serve.stop()
     figures["file_leaks"] = [(s, _files_holding(home, _hidden(s))) for s in forgotten
                              if _files_holding(home, _hidden(s))]
-    figures["doctor"] = _doctor(home)
+    figures["doctor"] = doctor_unclean(home)
     return figures
 
 

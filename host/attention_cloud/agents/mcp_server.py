@@ -477,6 +477,9 @@ def serve(home: str | os.PathLike[str] | None = None, *, http: bool = False,
         with _StopsAtExit0():       # before the serving line: a stop from then on counts
             _serve_http(home, port)
         return
+    from .mcp_sdk import import_for_stdio
+
+    import_for_stdio()              # the SDK without its HTTP stack, before build_server's
     server = build_server(home)
     try:
         server.run("stdio")

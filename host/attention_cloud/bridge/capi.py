@@ -1,12 +1,14 @@
-"""SWI-Prolog's C API through ctypes, on the library that pyswip finds and loads.
+"""SWI-Prolog's C API through ctypes, on the library that pyswip finds (once a machine) and loads.
 
 pyswip's own query layer loses exceptions, strings and UTF-8 and forbids nested queries, so we use
-it only to locate and load ``libswipl`` and make every call through the C API ourselves. All calls go
+it only to locate and load ``libswipl`` (and not at all once its place is kept:
+:func:`load_library`) and make every call through the C API ourselves. All calls go
 through one process-wide re-entrant lock: a Python callback running inside a Prolog query may itself
 query Prolog (nesting), but two Python threads never drive the engine at once.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
 from ctypes import (CFUNCTYPE, POINTER, byref, c_char_p, c_double, c_int, c_int64, c_size_t,
@@ -44,11 +46,27 @@ FOREIGN_VARARGS = CFUNCTYPE(foreign_t, term_t, c_int, c_void_p)
 
 
 def load_library() -> tuple[ctypes.CDLL, str | None]:
-    """Return libswipl as pyswip located it, and SWI-Prolog's home directory."""
+    """Return libswipl and SWI-Prolog's home directory: loaded from where an earlier process
+    found them (libswipl_place.py), or as pyswip locates and loads them.
+
+    Importing pyswip does more than locate the library: its package initialises Prolog with
+    its own arguments and declares ctypes signatures for hundreds of C functions, 0.01-0.04 s
+    of CPU in every ``atc`` process that opens a home. With the place kept, the library
+    is loaded directly and :class:`~attention_cloud.bridge.swi_engine.SwiEngine` initialises
+    Prolog itself (every signature it calls is declared in :class:`CApi`)."""
     import atexit
     import os
     import sys
 
+    from .libswipl_place import keep_place, kept_place
+
+    fresh = "pyswip.core" not in sys.modules and not (
+        os.environ.get("LIBSWIPL_PATH") or os.environ.get("SWI_HOME_DIR"))  # a user's own
+    kept = kept_place() if fresh else None
+    if kept is not None:
+        with contextlib.suppress(OSError):    # the library moved since: pyswip looks again
+            return ctypes.CDLL(kept[0], mode=ctypes.RTLD_GLOBAL), kept[1]
+        kept = None
     # pyswip encodes sys.argv as UTF-8 when imported (for a PL_initialise we do not let it
     # make): a command-line byte that is not UTF-8 (decoded by Python as a lone surrogate)
     # raised UnicodeEncodeError there, a traceback for any `atc` command given one. Our own
@@ -56,21 +74,10 @@ def load_library() -> tuple[ctypes.CDLL, str | None]:
     argv = sys.argv
     sys.argv = [os.fsencode(a).decode("utf-8", "replace") if isinstance(a, str) else a
                 for a in argv]
-    # Where an earlier process found libswipl: pyswip then skips running `swipl` to find it
-    # (libswipl_place.py). Set for the import alone, so no process we start inherits it.
-    from .libswipl_place import keep_place, kept_place
-
-    fresh = "pyswip.core" not in sys.modules and not (
-        os.environ.get("LIBSWIPL_PATH") or os.environ.get("SWI_HOME_DIR"))  # a user's own
-    kept = kept_place() if fresh else None
-    if kept is not None:
-        os.environ["LIBSWIPL_PATH"], os.environ["SWI_HOME_DIR"] = kept
     try:
         from pyswip import core  # imported late: locating libswipl has side effects
     finally:
         sys.argv = argv
-        if kept is not None:
-            del os.environ["LIBSWIPL_PATH"], os.environ["SWI_HOME_DIR"]
     if fresh and kept is None:             # pyswip ran swipl: the next process need not
         keep_place(getattr(core, "_path", None), core.SWI_HOME_DIR)
 

@@ -4,7 +4,7 @@ pyswip locates the library at its import by running ``swipl --dump-runtime-varia
 second process start (~0.05-0.1 s of wall) in every ``atc`` process, a prompt hook's included.
 It skips that when ``LIBSWIPL_PATH`` and ``SWI_HOME_DIR`` name the library and SWI-Prolog's
 home, so the first process writes what pyswip found to ``$ATC_CACHE/libswipl.json`` and later
-ones set both for pyswip's import alone (never for the processes they start).
+ones load that library themselves, without importing pyswip (``capi.load_library``).
 
 What is kept is trusted only while it still describes this machine: the ``swipl`` that PATH
 finds (its real path, size, time and inode) and the library (size and time) must be as they

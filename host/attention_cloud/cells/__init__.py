@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from ..lazy_names import lazy_names
 
-_LAZY = {"CellsReport": ".api", "assign": ".api", "cell_show": ".api", "cells_list": ".api",
-         "hot_cells": ".api", "rebuild": ".api", "update": ".api", "cells_exist": ".counts",
-         "cells_stats": ".counts", "adjusted_rand": ".partition"}
+_LAZY = {"CellsReport": ".api", "assign": ".api", "rebuild": ".api", "update": ".api",
+         "cell_show": ".listing", "cells_list": ".listing", "hot_cells": ".listing",
+         "cells_exist": ".counts", "cells_stats": ".counts", "adjusted_rand": ".partition"}
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 

@@ -12,7 +12,7 @@ import click
 from ..cli import emit_json, fail_cleanly, for_terminal, home_option, not_blank, open_memory
 from ..cli_base import command
 from ..schema_option import schema_option
-from . import api
+from . import listing
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                        show_default=True)
@@ -29,7 +29,7 @@ def cells_list(limit: int | None, fmt: str, home: str | None) -> None:
 
     Example: atc cells list --limit 5
     """
-    rows, cells_on = _with_memory(home, lambda mem: (api.cells_list(mem),
+    rows, cells_on = _with_memory(home, lambda mem: (listing.cells_list(mem),
                                                      mem.config.get("cells", True)))
     rows = rows[:limit]
     if fmt == "json":
@@ -57,7 +57,7 @@ def cells_show(cell: str, fmt: str, home: str | None) -> None:
 
     Example: atc cells show cell_3fa2b9c04d1e
     """
-    row = _with_memory(home, lambda mem: api.cell_show(mem, cell))
+    row = _with_memory(home, lambda mem: listing.cell_show(mem, cell))
     if fmt == "json":
         emit_json(row)
         return
@@ -83,7 +83,7 @@ def cells_hot(limit: int, fmt: str, home: str | None) -> None:
 
     Example: atc cells hot --format json
     """
-    rows = _with_memory(home, lambda mem: api.hot_cells(mem, limit))
+    rows = _with_memory(home, lambda mem: listing.hot_cells(mem, limit))
     if fmt == "json":
         emit_json(rows)
         return
@@ -104,6 +104,8 @@ def cells_rebuild(fmt: str, home: str | None) -> None:
 
     Example: atc cells rebuild
     """
+    from . import api  # numpy and the partitioning: only to build
+
     report = _with_memory(home, api.rebuild)
     if fmt == "json":
         emit_json(report.as_dict())

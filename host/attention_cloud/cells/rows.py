@@ -40,11 +40,8 @@ import numpy as np
 
 from ..embed.half_floats import to_float32
 from ..embed.mapped_rows import GAP_ROWS, read_rows, read_stretches
+from .files import PENDING, ROWS_META, drop  # noqa: F401  (drop re-exported)
 
-#: In the home: which rows file and table are current.
-ROWS_META = Path("cells") / "rows.json"
-#: In the home: cells a cells step changes whose copies are not written yet, one id a line.
-PENDING = Path("cells") / "rows.pending"
 #: Dead rows a rows file may hold beyond as many as its live ones before a new generation is
 #: written (a small home's would otherwise be rewritten by nearly every curate).
 SLACK_ROWS = 8192
@@ -196,15 +193,6 @@ def _short(path: Path, meta: dict[str, Any]) -> bool:
         return path.stat().st_size < int(meta["rows"]) * int(meta["dim"]) * 2
     except (OSError, KeyError, ValueError, TypeError):
         return True
-
-
-def drop(home: Path) -> None:
-    """Delete the cell rows files (erasure: they hold copies of forgotten items' vectors)."""
-    folder = home / ROWS_META.parent
-    (home / ROWS_META).unlink(missing_ok=True)
-    (home / PENDING).unlink(missing_ok=True)  # the next sync writes every cell
-    for path in list(folder.glob("rows-*")) if folder.exists() else []:
-        path.unlink(missing_ok=True)
 
 
 def sync(home: Path, store: Any, members_of: Any, cells: Sequence[str], changed: Iterable[str]) -> int:

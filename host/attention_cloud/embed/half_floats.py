@@ -10,17 +10,24 @@ the same numbers; the cosines computed from them (numpy, as before) are unchange
 onnxruntime is a dependency of the product (MiniLM runs on it) and is already loaded by a
 home embedding with MiniLM; with another embedder the first large conversion loads it
 (~0.15 s, ~35 MB resident of which ~20 MB shared library pages). Small blocks, or a process
-where onnxruntime cannot load, convert with numpy.
+where onnxruntime cannot load, convert with numpy. Where the process puts off set-up costs
+(``start_cost.py``: an ``atc`` command, which ends after a frame or two), large blocks too
+convert with numpy until it has converted :data:`DEFERRED_LOAD_VALUES` values, about the
+load's cost in numpy's time: a `hash` home's ``atc hydrate`` or cold prompt hook no longer
+loads onnxruntime to save a few milliseconds.
 
 Contents:
     to_float32, cast_model
 """
 from __future__ import annotations
 
+import sys
 import threading
 from typing import Any
 
 import numpy as np
+
+from ..start_cost import deferred
 
 __all__ = ["to_float32", "cast_model"]
 
@@ -34,8 +41,15 @@ MIN_VALUES = 1 << 16
 #: its lexical hits (~60 rows of 512) are such a block.
 MIN_LOADED_VALUES = 1 << 14
 
+#: Where set-up costs are put off (start_cost.py), the values of blocks from MIN_VALUES numpy
+#: converts before onnxruntime is loaded for the next ones: ~0.03-0.15 s of numpy's cast
+#: (1-4.4 ns a value), what the load costs. A one-shot frame converts far fewer (a 336-item
+#: home: 95,232; a 100k-item one: ~1.5 M).
+DEFERRED_LOAD_VALUES = 1 << 25
+
 _lock = threading.Lock()
 _session: Any = None  # None: not tried yet; False: onnxruntime is not usable here
+_converted_first = 0  # values of large blocks numpy converted while the load was put off
 
 
 def to_float32(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -45,7 +59,8 @@ def to_float32(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     new block onnxruntime returns is a fresh allocation of a few MB, and the C heap they are
     carved from stays at its largest (~40 MB more resident at 100k items)."""
     if (rows.dtype != np.float16 or rows.ndim != 2 or rows.size < MIN_LOADED_VALUES
-            or (rows.size < MIN_VALUES and (_session is None or _session is False))):
+            or ((_session is None or _session is False)
+                and (rows.size < MIN_VALUES or _load_put_off(rows.size)))):
         if out is None:
             return np.asarray(rows, dtype=np.float32)
         out[...] = rows
@@ -64,6 +79,18 @@ def to_float32(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     binding.bind_output("y", "cpu", 0, np.float32, list(out.shape), out.ctypes.data)
     session.run_with_iobinding(binding)
     return out
+
+
+def _load_put_off(values: int) -> bool:
+    """Whether a block of ``values`` converts with numpy because loading onnxruntime is put
+    off (start_cost.py) and has not yet paid for itself; counts them when it does. A process
+    that already loaded onnxruntime (a MiniLM home) only builds the cast session."""
+    global _converted_first
+    if (not deferred() or "onnxruntime" in sys.modules
+            or _converted_first >= DEFERRED_LOAD_VALUES):
+        return False
+    _converted_first += values
+    return True
 
 
 def _cast_session() -> Any:

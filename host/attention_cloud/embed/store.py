@@ -149,6 +149,61 @@ def _damaged(directory: Path, why: str) -> HomeError:
                      f"journal: move the folder away and run `atc curate` to rebuild it")
 
 
+#: What every manifest holds (a store's first manifest included), each an integer but for
+#: the embedder's id.
+_MANIFEST_INTEGERS = ("dim", "generation", "next_id", "rows")
+
+
+def read_manifest(directory: Path) -> dict | None:
+    """The manifest of the store in ``directory`` (None when it has none): a file that is no
+    manifest a store wrote (cut short, garbled, replaced) raises the store's damaged error,
+    which names the remedy."""
+    path = directory / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _damaged(directory, f"its manifest {path} is not valid JSON") from exc
+    lacks = _manifest_lacks(manifest)
+    if lacks:
+        raise _damaged(directory, f"its manifest {path} {lacks}")
+    return manifest
+
+
+def _vector_logs(directory: Path) -> list[Path]:
+    return [*directory.glob("vectors-*.f32"), *directory.glob("vectors-*.f16")]
+
+
+def check_store(directory: Path) -> None:
+    """Open the store in ``directory`` as a reader does, with the embedder its manifest names,
+    and close it: raises its damaged error (:class:`HomeError`) when a frame would stop on it;
+    nothing to check without the folder."""
+    if not directory.is_dir():
+        return
+    manifest = read_manifest(directory)
+    if manifest is None:
+        if _vector_logs(directory):
+            raise _damaged(directory, "it has vector logs but no manifest")
+        return
+    VectorStore.open(directory, embedder_id=manifest["embedder_id"], dim=manifest["dim"],
+                     read_only=True).close()
+
+
+def _manifest_lacks(manifest: Any) -> str:
+    """Why ``manifest`` (parsed JSON) is no manifest a store wrote, else "": one damaged in
+    place (a key or value garbled while the file stayed JSON) or replaced by another file."""
+    if not isinstance(manifest, dict):
+        return "is not a JSON object"
+    if not isinstance(manifest.get("embedder_id"), str):
+        return "names no embedder_id"
+    for key in _MANIFEST_INTEGERS:
+        value = manifest.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return f"holds no count {key}"
+    return ""
+
+
 def _read_into_page_cache(path: Path, stop: threading.Event, chunk: int = 8 << 20) -> None:
     """Read ``path`` once, front to back, so that the kernel caches it. Cosines looked up by key
     (``Jump.similarity``) touch random rows of the memory-mapped log, and a cold page costs a
@@ -291,7 +346,7 @@ class VectorStore:
         return self.directory / f"vectors-{generation}.{_SUFFIX[dtype or self._dtype]}"
 
     def _vector_logs(self) -> list[Path]:
-        return [*self.directory.glob("vectors-*.f32"), *self.directory.glob("vectors-*.f16")]
+        return _vector_logs(self.directory)
 
     def _key_path(self, generation: int | None = None) -> Path:
         return self.directory / f"keys-{self._generation if generation is None else generation}.jsonl"
@@ -307,7 +362,7 @@ class VectorStore:
             self._key_snapshot = manifest.get("key_snapshot")
             self._store_id = manifest.get("store_id") or uuid.uuid4().hex  # older stores: named now
         elif self._vector_logs():
-            raise HomeError(f"vector store {self.directory} has vector logs but no manifest")
+            raise _damaged(self.directory, "it has vector logs but no manifest")
         else:
             self._store_id = uuid.uuid4().hex
             self._write_manifest()
@@ -330,13 +385,9 @@ class VectorStore:
         self._key_log = open(self._key_path(), "a", encoding="utf-8")
 
     def _read_manifest(self) -> dict | None:
-        path = self.directory / MANIFEST
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        manifest = read_manifest(self.directory)
+        if manifest is None:
             return None
-        except ValueError as exc:
-            raise HomeError(f"vector store manifest {path} is not valid JSON") from exc
         if manifest.get("format") not in ROW_TYPES:
             raise HomeError(f"vector store {self.directory} has format {manifest.get('format')}, expected "
                             f"{' or '.join(map(str, ROW_TYPES))}")
@@ -355,6 +406,8 @@ class VectorStore:
         for _ in range(attempts):
             manifest = self._read_manifest()
             if manifest is None:
+                if self._vector_logs():   # a writer writes its manifest before any log
+                    raise _damaged(self.directory, "it has vector logs but no manifest")
                 return  # nothing committed yet: an empty store
             self._generation = int(manifest["generation"])
             self._dtype = ROW_TYPES[manifest["format"]]

@@ -133,7 +133,8 @@ class _BlockReader:
     def text(self, index: int, raw: str) -> None:
         text = clean_message(raw)
         if self.role == "user":
-            kind = user_message_kind(text)
+            kind = user_message_kind(text, goal=self.collector.nudge_goal(
+                self.conversation.session, self.speaker))
         else:
             kind = assistant_text_kind(text)
         if kind is None:
@@ -162,6 +163,7 @@ class _BlockReader:
             self.collector.skip(self.record_no, f"{block.get('type')} block {index} has no name")
             return
         call = describe_call(name, block.get("input"), self.parser.cwd)
+        self.collector.called_tool(self.conversation.session)
         if isinstance(block.get("id"), str):
             self.parser.calls[block["id"]] = call
         if call.is_file_op:

@@ -216,7 +216,7 @@ class _ConversationReader:
                                speaker=" ".join(name.split())[:80], **extra)
 
         if role == "user":
-            kind = user_message_kind(text)
+            kind = user_message_kind(text, goal=self.collector.nudge_goal(self.session, name))
             if kind is None:
                 self.collector.no_item(text)
             else:
@@ -227,6 +227,7 @@ class _ConversationReader:
                 # A call to a tool (code for python, a command for the browser): it labels the
                 # tool's output, like a tool call in the other formats.
                 self.call = describe_call(recipient, {"query": text} if text else {})
+                self.collector.called_tool(self.session)
                 self.call_key = identity
                 if self.call.is_file_op:
                     add("file_op", "assistant", self.call.file_op_text(),

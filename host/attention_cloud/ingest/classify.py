@@ -160,14 +160,15 @@ def _labelled(call: ToolCall | None, body: str) -> str:
     return f"{call.label}\n{body}" if body else call.label
 
 
-def named_user_kind(text: str, speaker: str) -> str | None:
+def named_user_kind(text: str, speaker: str, goal: str = "") -> str | None:
     """The kind of a user's message in a transcript that names its speaker (``Priya: Go on.``,
     a JSONL message with ``name``): a chat between people, where every message with text is an
     item, a one-word reply included ("Done." says the booking is made), as the chat exports and
     the benchmark readers keep it; without a name, :func:`user_message_kind` (an agent's user
-    saying "ok" carries no goal)."""
+    saying "ok" carries no goal), with the ``goal`` a nudge keeps where the reader passes one
+    (:meth:`~attention_cloud.ingest.collector.ItemCollector.nudge_goal`)."""
     if not speaker:
-        return user_message_kind(text)
+        return user_message_kind(text, goal=goal)
     return kept_turn_kind("user", text) if text else None
 
 

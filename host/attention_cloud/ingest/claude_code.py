@@ -46,11 +46,16 @@ Claude Code 2.1:
   ERROR] …``: a check run after a call), a meta user record holding a reminder in 2.1.39 (in
   the real sessions only in the compaction subagent's file) or a ``hook_additional_context``
   attachment, is the session's tool output (a subagent's in its own file), linked ``relation(H, hook, 'PostToolUse:Edit')``;
-  a check that passed ("[FORMAT] ok") is no news. Other meta text and other hooks' context
+  a check that passed ("[FORMAT] ok") is no news. Kept in the compaction subagent's file, it
+  has the goal active at the call it follows in the session's own file (:mod:`.earlier_goals`). Other meta text and other hooks' context
   (the prompt hook's frame, a session start's primer) are not read.
 * What the user chose when the agent asked (an ``AskUserQuestion`` call) is the user's turn,
   one line per question (``question → answer``, from ``toolUseResult.answers`` or the result's
   text), never a tool's output; it sets no goal. A question declined stays the call's result.
+* A session resumed into a new file (``claude --resume``): copies of the old records rewritten
+  with the new ``sessionId`` are read under the session that first wrote them
+  (:mod:`.earlier_copies`: the same items), and a file of new records alone goes on with the
+  goal active at the record it follows on from in the old file (:mod:`.earlier_goals`).
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -73,6 +78,8 @@ from .classify import (
     user_message_kind,
 )
 from .collector import ItemCollector
+from .earlier_copies import earlier_sessions
+from .earlier_goals import EarlierGoals
 from .jsonlines import json_records
 from .open_calls import OpenCalls
 from .source import Source
@@ -183,16 +190,32 @@ class ClaudeCodeParser:
         self.session_uuids: deque[str] = deque(maxlen=_FOLLOWED_WINDOW)
         self._readers = {"user": self._user, "assistant": self._assistant, "system": self._system,
                          "attachment": self._attachment}
+        # uuid -> the session an earlier file beside this one wrote the record under (a
+        # resumed session's copies, rewritten with its new id: :mod:`.earlier_copies`)
+        self.earlier: dict[str, str] = {}
+        # the goal at a record another file beside this one holds (:mod:`.earlier_goals`)
+        self.earlier_goals: EarlierGoals | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The copies open the file: a reading resumed after them meets none (and the map of
+        # the earlier file's records would make the state kept between readings large); the
+        # other files' goals are looked for again when a reading needs them.
+        return {**self.__dict__, "earlier": {}, "earlier_goals": None}
 
     def parse(self, source: Source) -> int:
         """Read every record; return how many were well-formed Claude Code records."""
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
+        if source.resume_at[0] == 0:
+            self.earlier = earlier_sessions(source.pointer_base)
+        self.earlier_goals = EarlierGoals(source.pointer_base)
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):
                 self.collector.skip(number, 'not a Claude Code record (no "type")')
                 continue
             self.well_formed += 1
+            if self.earlier:
+                record = self._as_first_written(record)
             self._follow(record)
             read = self._readers.get(record_type)
             if read is None:  # other types produce no items by design, but are counted
@@ -214,12 +237,22 @@ class ClaudeCodeParser:
         self.open_calls.remember()
         return self.well_formed
 
+    def _as_first_written(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` under the session an earlier file wrote it under, when it is a copy."""
+        uuid = record.get("uuid")
+        first = self.earlier.get(uuid) if isinstance(uuid, str) else None
+        return record if first is None or first == record.get("sessionId") \
+            else {**record, "sessionId": first}
+
     def _follow(self, record: dict[str, Any]) -> None:
         """A resumed session (``claude --resume``) is written to a new file under a new id,
         after a copy of the records it resumes (which keep their old id, so their items are
         the ones read before): the new id goes on with the goal the old one had when its first
-        record follows on (``parentUuid``) from one of the old id's last records read. Records
-        of another conversation written into the file (no such link) start with no goal."""
+        record follows on (``parentUuid``) from one of the old id's last records read (copies
+        rewritten with the new id are given back their old one first: ``_as_first_written``).
+        A session with no goal yet whose record follows on from a record another file beside
+        this one holds goes on with the goal active there. Records of another conversation
+        written into the file (no such link) start with no goal."""
         session = record.get("sessionId")
         if isinstance(session, str) and session and session != self.last_session:
             parents = (record.get("parentUuid"), record.get("logicalParentUuid"))
@@ -228,9 +261,25 @@ class ClaudeCodeParser:
                 self.collector.go_on(session, self.last_session)
             self.last_session = session
             self.session_uuids.clear()
+        # (a subagent's records, the compaction subagent's among them, take theirs otherwise)
+        if (isinstance(session, str) and session and not self.collector.goal(session)
+                and record.get("isSidechain") is not True and not self.compaction_file):
+            goal = self._goal_elsewhere(record)
+            if goal:
+                self.collector.go_on_with(session, goal)
         uuid = record.get("uuid")
         if isinstance(uuid, str):
             self.session_uuids.append(uuid)
+
+    def _goal_elsewhere(self, record: dict[str, Any]) -> str | None:
+        """The goal at the record ``record`` follows on from, when another file beside this
+        one holds it (a session resumed into a file holding only its new records; the
+        session's own file, for the compaction subagent's); None otherwise."""
+        parent = record.get("parentUuid")
+        if (not isinstance(parent, str) or not parent or parent in self.session_uuids
+                or self.earlier_goals is None):
+            return None
+        return self.earlier_goals.goal_at(parent)
 
     def _hook_context(self, rec: _Record, compaction: bool) -> bool:
         """Read a tool hook's additional context (``PostToolUse:Edit hook additional context:
@@ -242,21 +291,24 @@ class ClaudeCodeParser:
         found = _HOOK_CONTEXT.match(_joined_text(_content(rec.record)))
         if found is None:
             return False
-        if compaction:
+        goal = None
+        if compaction:   # the session's report, on the call it follows in the session's file
             rec.sidechain, rec.agent = False, ""
-        self._hook_item(rec, found.group(1), found.group(2))
+            goal = self._goal_elsewhere(rec.record)
+        self._hook_item(rec, found.group(1), found.group(2), goal)
         return True
 
-    def _hook_item(self, rec: _Record, hook: str, context: str) -> None:
+    def _hook_item(self, rec: _Record, hook: str, context: str,
+                   goal: str | None = None) -> None:
         """The item of a tool hook's additional ``context``, said by ``hook`` (its event and
-        tool, ``PostToolUse:Edit``)."""
+        tool, ``PostToolUse:Edit``); ``goal``: its goal, where not the session's active one."""
         news = _HOOK_TAGS.sub("", context).strip()   # "[FORMAT] ok": a check that passed
         kind = tool_output_kind(None, context, False)
         if kind is None or not news or is_acknowledgement(news):
             self.collector.no_item(news)
             return
         self._add(rec, 0, kind, "tool", output_text(None, f"{hook} hook: {context}", kind),
-                  links=(("hook", hook),))
+                  links=(("hook", hook),), goal=goal)
 
     def _is_compaction(self, rec: _Record) -> bool:
         """True for a record of the compaction subagent: its prompt, or the summary it wrote."""

@@ -98,6 +98,8 @@ class ItemCollector:
     named_roles: dict[str, str] = field(default_factory=dict)
     _sessions: dict[str, _Session] = field(default_factory=dict)
     _seen: dict[str, int] = field(default_factory=dict)
+    # sessions whose assistant has called a tool: an agent at work, not a chat
+    _agents: set[str] = field(default_factory=set)
     # handles of items made without a time where none was written (not an unread one)
     _untimed: set[str] = field(default_factory=set)
     # how many unread times were listed when an item last got a time: the items without one
@@ -196,12 +198,34 @@ class ItemCollector:
         state = self._sessions.get(session)
         return state.goal if state else ""
 
+    def called_tool(self, session: str) -> None:
+        """``session``'s assistant called a tool: it is an agent at work, not a chat (see
+        :meth:`nudge_goal`)."""
+        self._agents.add(session)
+
+    def nudge_goal(self, session: str, speaker: str = "") -> str:
+        """The goal that a user's prompt which only urges the agent on ("continue", "keep
+        going with the rest") keeps in ``session``
+        (:func:`~attention_cloud.ingest.textutil.continues_goal`): its active goal once its
+        assistant has called a tool (:meth:`called_tool`), else "". In a chat, where no tool
+        was called, or from a user named as a person (``speaker``), a short "more" or "what
+        does nmap -T do" is conversation, as the chat and benchmark readers keep it."""
+        return "" if speaker or session not in self._agents else self.goal(session)
+
     def go_on(self, session: str, earlier: str) -> None:
         """``session`` goes on from ``earlier`` (a conversation resumed under a new id, its
         history copied before it in the same file): it starts with ``earlier``'s active goal,
         unless it has items of its own already."""
         if session not in self._sessions and earlier in self._sessions:
             self._sessions[session] = _Session(goal=self._sessions[earlier].goal)
+
+    def go_on_with(self, session: str, goal: str) -> None:
+        """``session`` goes on with ``goal``, the goal active where it follows on from a record
+        of another file (a conversation resumed into a file of its own), unless it has a goal
+        of its own already."""
+        state = self._sessions.setdefault(session, _Session())
+        if not state.goal:
+            state.goal = goal
 
     def add(
         self,

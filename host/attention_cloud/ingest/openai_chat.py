@@ -222,7 +222,8 @@ class OpenAIChatParser:
             )
 
         if role == "user":
-            kind = named_user_kind(text, speaker)
+            kind = named_user_kind(text, speaker,
+                                   self.collector.nudge_goal(conversation.session, speaker))
             if kind is None:
                 self.collector.no_item(text)
             else:
@@ -230,6 +231,8 @@ class OpenAIChatParser:
         elif role == "assistant":
             kind = assistant_text_kind(text)
             calls = self._calls_of(message, record_no)
+            if calls:
+                self.collector.called_tool(conversation.session)
             if kind is not None:
                 add(kind, "assistant", message_text(text), "0")
             elif not calls:  # a message of calls alone is read through them

@@ -232,6 +232,7 @@ class ResponsesParser(OpenAIChatParser):
             if not calls:
                 self.collector.skip(record_no, f"{kind} has no name")
                 return False
+            self.collector.called_tool(self.session)
             for number, call in enumerate(calls):
                 if call.is_file_op:
                     self._add(record_no, "file_op", "assistant", call.file_op_text(), time,

@@ -142,7 +142,8 @@ class ShareGPTParser:
                     speaker=name.strip()[:80] if isinstance(name, str) else "", **extra)
 
             if role == "user":
-                kind = user_message_kind(text)
+                kind = user_message_kind(text, goal=self.collector.nudge_goal(
+                    session, name.strip() if isinstance(name, str) else ""))
                 if kind is None:
                     self.collector.no_item(text)
                 else:
@@ -160,6 +161,7 @@ class ShareGPTParser:
                     self.collector.no_item(text)
             elif role == "call":
                 call = _call_of(text)
+                self.collector.called_tool(session)
                 if call is not None and call.is_file_op:
                     add("file_op", "assistant", call.file_op_text(),
                         links=(("touches_file", call.path), ("file_op", call.op), ("tool", call.name)),

@@ -113,7 +113,7 @@ def reader_hydrate(mem: Any, reader: str, goal: str, *, budget: int = 2000,
     # call a saved predicate and carry its text out in the scores it gives records they see
     module = _rules_module(mem, rules_text, rules_source, saved=not rules_text)
     try:
-        with mem._limits():
+        with mem._limits(), mem.jump.queries_of(reader):
             frame = hydrate(mem, goal, budget=budget, plane=plane, ceiling=ceiling, now=now,
                             rules=module, walk_rule=walk, reader=reader, segments=segments,
                             mount=mounts or None,
@@ -169,7 +169,7 @@ def reader_query(mem: Any, reader: str, goal: str, *, limit: int = 100,
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
     try:
-        with mem._limits():
+        with mem._limits(), mem.jump.queries_of(reader):
             (solutions, more) = mem.pl.once("atc_api:api_reader_query", Atom(reader), goal,
                                             options, Var(), Var())
     except PrologError as exc:

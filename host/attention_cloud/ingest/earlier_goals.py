@@ -1,0 +1,192 @@
+"""The goal at a Claude Code record that another file holds.
+
+A record names the record it follows (``parentUuid``). Where that record is in another file,
+the goal active there goes on here:
+
+* a session resumed into a new file that holds only the new records: its first record follows
+  on from the old session's last, in the old file beside it;
+* a tool hook's report that Claude Code 2.1.39 kept only in the compaction subagent's file
+  (``<session>/subagents/agent-acompact-*.jsonl``): it follows the call it reports on, in the
+  session's own file.
+
+The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
+its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
+beside it whose last records (:data:`_TAIL_BYTES`) name the record. The goal at the record is
+the goal of the other file's last user turn at or before the record's line, read as this
+reader reads it (what an ingest of that file holds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import OrderedDict
+from pathlib import Path
+
+from ..errors import InputError
+from .earlier_copies import RECORD_UUID
+from .subagents import parent_session_file
+
+#: How many other files' readings are kept (by path, size and mtime) while files are read.
+_KEPT_READINGS = 4
+_readings: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()
+_reading_now: set[str] = set()   # files whose lookups are under way (a cycle stops there)
+#: How many bytes at the end of a file beside a resumed session are read for the record its
+#: first record follows on from (the old session's last records).
+_TAIL_BYTES = 1 << 18
+_KEPT_TAILS = 4096
+_tails: dict[str, tuple[int, int, frozenset[bytes]]] = {}
+# A record's type (its first ``"type"`` key: the record's own, written before its message).
+_SAID = re.compile(rb'"type"\s*:\s*"(user|attachment)"')
+_TOOL_RESULT = re.compile(rb'"type"\s*:\s*"tool_result"')
+_ONE_SESSION = "conversation"
+
+
+class EarlierGoals:
+    """Answers "which goal was active at record ``uuid``" from the files beside ``path``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        self._answers: dict[str, str | None] = {}
+
+    def goal_at(self, uuid: str) -> str | None:
+        """The goal at the record ``uuid`` of another file (None: found nowhere, or no goal
+        was active there); each uuid is looked for once."""
+        if uuid not in self._answers:
+            self._answers[uuid] = self._look_for(uuid) if len(self._answers) < 64 else None
+        return self._answers[uuid]
+
+    def _look_for(self, uuid: str) -> str | None:
+        me = str(self.path)
+        if me in _reading_now or not os.path.isfile(me):
+            return None
+        _reading_now.add(me)
+        try:
+            for other in self._candidates(uuid):
+                line = _line_of(other, uuid)
+                if line:
+                    return _goal_at_line(other, line)
+            return None
+        finally:
+            _reading_now.discard(me)
+
+    def _candidates(self, uuid: str) -> list[Path]:
+        if self.path.parent.name == "subagents":
+            parent = parent_session_file(self.path)
+            return [parent] if parent is not None else []
+        # a resumed session follows on from the old one's last records: the files beside it
+        # whose tail names the record (their tails' uuids kept while they stay as they are)
+        wanted = uuid.encode("utf-8", "surrogatepass")
+        try:
+            return [Path(e.path) for e in os.scandir(self.path.parent)
+                    if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()
+                    and wanted in _tail_uuids(e.path, e.stat())]
+        except OSError:
+            return []
+
+
+def _tail_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
+    """The ``uuid`` of every record in the last :data:`_TAIL_BYTES` of ``path``, remembered
+    while its size and mtime stay."""
+    kept = _tails.get(path)
+    if kept is not None and kept[:2] == (stat.st_size, stat.st_mtime_ns):
+        return kept[2]
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(max(0, stat.st_size - _TAIL_BYTES))
+            tail = stream.read(_TAIL_BYTES)
+    except OSError:
+        return frozenset()
+    uuids = frozenset(m.group(1) for m in RECORD_UUID.finditer(tail))
+    if len(_tails) >= _KEPT_TAILS:
+        _tails.clear()
+    _tails[path] = (stat.st_size, stat.st_mtime_ns, uuids)
+    return uuids
+
+
+def _line_of(file: Path, uuid: str) -> int:
+    """The line (1-based) of ``file``'s record whose ``uuid`` is ``uuid``; 0 when none."""
+    needle = uuid.encode("utf-8", "surrogatepass")
+    try:
+        data = file.read_bytes()
+    except OSError:
+        return 0
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        try:
+            record = json.loads(data[start:end])
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and record.get("uuid") == uuid:
+            return data.count(b"\n", 0, start) + 1
+        at = data.find(needle, end)
+    return 0
+
+
+def _goal_at_line(file: Path, line: int) -> str | None:
+    """The goal of the last item of ``file`` read at or before ``line`` that is none of a
+    subagent's; None when it has none."""
+    goals = _goal_lines(file)
+    found = None
+    for at, goal in goals:
+        if at > line:
+            break
+        found = goal
+    return found or None
+
+
+def _goal_lines(file: Path) -> list[tuple[int, str]]:
+    """``(line, goal)`` of each item of ``file``'s user turns, read as a Claude Code transcript
+    in order (a subagent's left out: they carry their launch's goal). Only what the user said
+    sets a goal: the other records are not decoded again to learn it (:func:`_user_turns`)."""
+    from .api import parse_source  # the parser imports this module
+    from .source import make_source
+
+    try:
+        stat = file.stat()
+        key = (str(file), stat.st_size, stat.st_mtime_ns)
+        if key in _readings:
+            _readings.move_to_end(key)
+            return _readings[key]
+        data = file.read_bytes()
+    except OSError:
+        return []
+    try:
+        # named as no file is, so that its reading looks for nothing beside it
+        items = parse_source(make_source(_user_turns(data), name=str(file),
+                                         pointer_base=f"{file} (user turns)"),
+                             format="claude-code").items
+    except InputError:
+        items = []
+    goals = [(int(item.pointer.rpartition(":")[2]), item.goal) for item in items
+             if not any(p == "sidechain" for _, p, _ in item.relations)]
+    _readings[key] = goals
+    while len(_readings) > _KEPT_READINGS:
+        _readings.popitem(last=False)
+    return goals
+
+
+def _user_turns(data: bytes) -> bytes:
+    """``data`` (JSON Lines) with only the user's messages left (a ``user`` record holding no
+    tool result, a queued prompt's ``attachment``), every other line blank, and all of them in
+    one session: the file is one conversation, a resumed one's copies included, whose goal
+    goes on from one message to the next."""
+    lines = data.split(b"\n")
+    for n, line in enumerate(lines):
+        said = _SAID.search(line)
+        if said is None or said.group(1) == b"user" and _TOOL_RESULT.search(line) is not None:
+            lines[n] = b""
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            lines[n] = b""
+            continue
+        if isinstance(record, dict):
+            record["sessionId"] = _ONE_SESSION
+            lines[n] = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return b"\n".join(lines)
