@@ -16,12 +16,17 @@ ROOT = Path(__file__).resolve().parent.parent
 #: without byte-code each compiled the package from source again, about 0.2-0.4 s of CPU a start
 #: (BENCHMARKS.md, "The suite's wall time", round 30). Set before any process is started, so
 #: every child inherits it, under scripts/test or a plain pytest; PYTHONDONTWRITEBYTECODE would
-#: turn it off.
+#: turn it off. The prefix hides the byte-code pip compiled beside the installed modules: it is
+#: linked in, and under pytest-xdist the project's files are compiled before the workers start
+#: (pytest_configure, pytest_sessionstart: tests/pycache_fill.py), so that a clean clone pays
+#: each compile once, not once per worker (BENCHMARKS.md, round 35, qa218).
 PYCACHE = ROOT / ".local" / "pycache"
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ.setdefault("PYTHONPYCACHEPREFIX", str(PYCACHE))
 sys.dont_write_bytecode = False
 sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+
+import pycache_fill  # noqa: E402  (tests/: a helper of this file)
 
 # A suite started with Ctrl-C ignored (a background job of a non-interactive shell, nohup)
 # handed that to every `atc` it started, and the tests that interrupt one waited on a process
@@ -80,6 +85,28 @@ def pytest_ignore_collect(collection_path, config):
             and "mark.serial" not in collection_path.read_text(encoding="utf-8")):
         return True
     return None   # the others (--ignore) decide
+
+
+def pytest_configure(config):
+    """The prefix hides the byte-code pip compiled beside the installed modules: the pytest
+    process that runs or hands out the tests links it in (its workers find it there)."""
+    if not hasattr(config, "workerinput"):
+        pycache_fill.link_installed_bytecode(Path(sys.pycache_prefix),
+                                             pycache_fill.installed_roots())
+
+
+def pytest_sessionstart(session):
+    """Under pytest-xdist, before the workers start (xdist starts them in a later
+    ``pytest_sessionstart``): compile the package's and the tests' modules once, in parallel, so
+    that on a clean clone each worker does not compile the same files at the same moment."""
+    config = session.config
+    if hasattr(config, "workerinput") or not config.pluginmanager.has_plugin("dsession"):
+        return
+    here = config.invocation_params.dir
+    test_paths = [here / arg.split("::")[0] for arg in config.args]
+    pycache_fill.compile_project(config, [ROOT / "host", ROOT / "tests"],
+                                 [p for p in test_paths if p.exists()],
+                                 min(os.cpu_count() or 1, int(config.option.numprocesses)))
 
 
 def pytest_collection_modifyitems(config, items):
