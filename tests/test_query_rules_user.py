@@ -212,17 +212,22 @@ def test_rules_text_given_where_a_file_name_goes_is_not_repeated_whole(chat_home
             assert said.startswith(repr(" ".join(text.split())[:60])), said
 
 
-def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
-                                                                                   tmp_path):
-    """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with
-    `Stream <stream>(0x55e9...):1:19 Syntax error` (no file, no list to find it in), and one
-    made not UTF-8 was a traceback in every query, frame and list."""
+def home_with_a_good_rule(home: Path, tmp_path: Path) -> None:
+    """``home`` holding the team chat and one saved rule, ``good`` (said_by/2)."""
     write_config(home, {"embedder": "hash"})
     (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
     assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
     good = tmp_path / "good.pl"
     good.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
     assert atc("rules", "add", str(good), home=home).exit_code == 0
+
+
+def test_a_saved_rule_broken_by_hand_is_listed_with_why_and_the_rest_still_listed(home,
+                                                                                   tmp_path):
+    """A saved rule edited by hand into a syntax error made `atc rules list` fail whole with
+    `Stream <stream>(0x55e9...):1:19 Syntax error` (no file, no list to find it in), and one
+    made not UTF-8 was a traceback in every query, frame and list."""
+    home_with_a_good_rule(home, tmp_path)
     broken = home / "rules" / "broken.pl"
     broken.write_text("broken(X :- item(X).\n", encoding="utf-8")
     out = atc("rules", "list", home=home)
@@ -376,12 +381,7 @@ def test_a_saved_rule_too_deep_or_too_long_to_read_is_named_in_every_query_it_st
     before those guards existed, or edited by hand) stopped every query and frame with the
     guard's words alone (`atc: text nests brackets more than 2,000 deep`): nothing said which
     of the saved rules to remove. `atc rules add` refuses such a file naming it too."""
-    write_config(home, {"embedder": "hash"})
-    (tmp_path / "team.txt").write_text(CHAT, encoding="utf-8")
-    assert atc("ingest", str(tmp_path / "team.txt"), home=home).exit_code == 0
-    good = tmp_path / "good.pl"
-    good.write_text("said_by(H, S) :- item_speaker(H, S).\n", encoding="utf-8")
-    assert atc("rules", "add", str(good), home=home).exit_code == 0
+    home_with_a_good_rule(home, tmp_path)
     texts = {"deep": "deep(X) :- X = " + "f(" * 2100 + "a" + ")" * 2100 + ".\n",
              "long": "long(X) :- X = " + "9" * 100_001 + ".\n"}
     words = {"deep": "text nests brackets more than 2,000 deep",
