@@ -695,11 +695,12 @@ apply_batch_(S, From, _, _) :-
     throw(error(atc_journal_batch_damaged(File, From, io_warning(Message)), _)).
 apply_batch_(S, From, Changes, Count) :-
     catch(foldl(apply_change, Changes, 0, Count), Error,
-          (   Error = error(atc_journal_damaged(_, _), _)
-          ->  throw(Error)
-          ;   ( stream_property(S, file_name(File)) -> true ; File = journal ),
-              Error = error(Why, _),
+          (   Error = error(Why, _),
+              Why \= atc_journal_damaged(_, _),
+              Why \= resource_error(_)         % the process's limits, not the record
+          ->  ( stream_property(S, file_name(File)) -> true ; File = journal ),
               throw(error(atc_journal_batch_damaged(File, From, Why), _))
+          ;   throw(Error)                      % an abort, a stack overflow: as they are
           )).
 
 % The commit term is followed by a newline; the committed prefix ends after it. Fails when
