@@ -50,7 +50,8 @@ state_line_(Line) :-
     current_module(M),
     ( sub_atom(M, 0, _, _, atc_) ; memberchk(M, [user, prolog, sandbox]) ),
     current_predicate(M:N/A),
-    functor(H, N, A),
+    M:N/A \== user:pyrun/2,             % pyswip's, asserted by its import: a process whose
+    functor(H, N, A),                   % libswipl place is kept loads the library without it
     \+ ( predicate_property(M:H, imported_from(From)),
          ( sub_atom(From, 0, _, _, '$') ; From == system ) ),
     findall(P, ( predicate_property(M:H, P), kept_(P) ), Ps),
