@@ -50,3 +50,30 @@ def test_a_principal_still_finds_their_own_goal_kept(embedded):
     mem.query(f'nearest("{ASKED}", 1, H)')
     mem.query(f'nearest("{ASKED}", 1, H)')
     assert texts.count(ASKED) == 2                  # once for bob, once for the owner
+
+
+def test_whose_call_embeds_is_told_per_thread(embedded):
+    """`atc serve` answers principals on threads of their own: the principal whose call embeds
+    was one value for the whole process, so a grantee's call on one thread keyed the vectors
+    another thread's call embedded (the owner's query, meanwhile, found bob's vector kept)."""
+    import threading
+
+    mem, texts = embedded
+    inside, done = threading.Event(), threading.Event()
+
+    def bobs_call():
+        with mem.jump.queries_of("bob"):
+            inside.set()
+            done.wait(30)
+
+    bob = threading.Thread(target=bobs_call)
+    bob.start()
+    assert inside.wait(30)
+    try:
+        mem.jump.query_vector(ASKED)               # the owner's, on this thread
+    finally:
+        done.set()
+        bob.join(30)
+    with mem.jump.queries_of("bob"):
+        mem.jump.query_vector(ASKED)               # bob's own: not the owner's kept vector
+    assert texts.count(ASKED) == 2

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import threading
 from collections import OrderedDict
 from contextlib import contextmanager
 from pathlib import Path
@@ -83,7 +84,9 @@ class Jump:
         #: principal (None: the owner) -> that principal's latest query texts -> their vectors
         self._queries: dict[str | None, OrderedDict[str, np.ndarray]] = {}
         self._queries_by: Any = None  # the embedder that made them
-        self._principal: str | None = None  # whose call embeds now (queries_of)
+        # whose call embeds now (queries_of), per thread: `atc serve` answers principals on
+        # threads of their own, and one thread's principal must not key another's vectors
+        self._calling = threading.local()
         self._made: OrderedDict[bytes, str] = OrderedDict()  # text digest -> a key holding its vector
         #: members text -> its records, the row ids of their texts then their distillations,
         #: and the rows of their copies in the cell rows file, -1 where none
@@ -387,7 +390,7 @@ class Jump:
             self._queries.clear()
             self._queries_by = embedder
         key = str(query)[:MAX_QUERY_CHARS]
-        kept = self._queries.setdefault(self._principal, OrderedDict())
+        kept = self._queries.setdefault(getattr(self._calling, "principal", None), OrderedDict())
         vector = kept.get(key)
         if vector is None:
             vector = embedder.embed([key])[0]
@@ -405,11 +408,12 @@ class Jump:
         callers of one server told a grantee, by how long their own search took, whether
         anyone had asked that text (median 109 ms for a text nobody asked, 18 ms for one
         another grantee's frame had)."""
-        before, self._principal = self._principal, principal
+        before = getattr(self._calling, "principal", None)
+        self._calling.principal = principal
         try:
             yield
         finally:
-            self._principal = before
+            self._calling.principal = before
 
     def similarity(self, query: str, records: Iterable[str], k: int | None = None) -> list[tuple[str, float]]:
         """``(record, cosine)`` for each of ``records`` that has a vector, in the order given,
