@@ -9,6 +9,12 @@ from .home import (check_not_foreign, config_warnings, embedder_file_missing, fi
                    read_config, resolve_home)
 
 
+#: A report line naming a problem holds one of these words (a part missing or unusable, a folder
+#: that is no home, an index cut, an erasure a kill left half done): what a script reading the
+#: report (the soaks: scripts/bench/bench_env.py) looks for, kept beside the lines that say them.
+PROBLEM_WORDS = ("MISSING", "UNUSABLE", "NOT A HOME", "CUT", "erasure interrupted")
+
+
 def run_doctor(home: str | None) -> tuple[bool, list[str]]:
     """Return (all required parts present, report lines)."""
     lines = [f"python: {platform.python_version()}"]

@@ -195,11 +195,6 @@ def corpus_stats(folder: Path) -> dict[str, int]:
     return json.loads((folder.parent / ".complete.json").read_text(encoding="utf-8"))
 
 
-#: What ``atc doctor`` prints for a part it cannot use, or for an erasure a killed process
-#: left (doctor.py).
-DOCTOR_PROBLEMS = ("MISSING", "UNUSABLE", "NOT A HOME", "erasure interrupted")
-
-
 def doctor_unclean(home: Path) -> str | None:
     """Why ``atc doctor`` on ``home`` is not clean (it fails, or names a problem), or None.
 
@@ -208,10 +203,10 @@ def doctor_unclean(home: Path) -> str | None:
     would add no more than a start of Python and SWI-Prolog (about 1.2 s of CPU) to a soak
     that has just run the commands under test.
     """
-    from attention_cloud.doctor import run_doctor
+    from attention_cloud.doctor import PROBLEM_WORDS, run_doctor
 
     ok, lines = run_doctor(str(home))
-    problems = [line.strip() for line in lines if any(word in line for word in DOCTOR_PROBLEMS)]
+    problems = [line.strip() for line in lines if any(word in line for word in PROBLEM_WORDS)]
     if not ok or problems:
         return f"exit {0 if ok else 1}: {'; '.join(problems) or lines[-1]}"
     return None
