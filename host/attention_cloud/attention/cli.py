@@ -87,16 +87,23 @@ class _Moment(click.ParamType):
     """A moment as Unix seconds: a number (any, as before), or a time written as every other
     option that takes one reads it (``atc hydrate --now``, ``grant --since``: ISO 8601, a
     date, RFC 2822, ...). ``--now 2026-03-20T09:00:00Z`` was "is not a valid float" here
-    while ``atc hydrate --now`` took it and refused nothing but a bare year."""
+    while ``atc hydrate --now`` took it and refused nothing but a bare year. Digits that
+    write a date or a year (``20260320``, ``2024``) are read as that reader reads them (the
+    date; a year is refused), not as seconds of 1970."""
 
     name = "time"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        try:
-            seconds = FINITE.convert(value, param, ctx)
-        except click.BadParameter:
+        from ..ingest.timefmt import is_date_digits
+
+        if is_date_digits(str(value)):
             seconds = self._read(value, param, ctx)
+        else:
+            try:
+                seconds = FINITE.convert(value, param, ctx)
+            except click.BadParameter:
+                seconds = self._read(value, param, ctx)
         if not 0 <= seconds <= _LAST_SECOND:
             # the controller's times are Unix seconds from 1970 (atc_attention_checks): what
             # lay outside came back from Prolog as "Domain error: `time_seconds' expected"
