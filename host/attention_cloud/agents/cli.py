@@ -129,7 +129,7 @@ COMMANDS: dict[str, click.Command] = {"remember": remember}
 def mcp(http: bool, port: int, home: str | None) -> None:
     """Serve memory to MCP clients (Claude Code, Claude Desktop, ...) over stdio.
 
-    Tools: hydrate, query, remember, forget, attend, claim, show; resources:
+    Tools: hydrate, receipt, query, remember, forget, attend, claim, show; resources:
     receipt://{id}, receipts://recent. Memory opens on the first call and the write lock is
     held only while a tool writes, so `atc ingest` and `atc curate` can run beside the server.
 
