@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from attention_cloud import AtcError, InputError, UsageError
+from attention_cloud import AtcError, BadArgument, InputError, UsageError
 from attention_cloud.show import show_record
 from attention_cloud.sharing import add_mount, declassify, label
 
@@ -23,7 +23,9 @@ def _problem(call, kind=AtcError) -> str:
 
 def test_api_errors_name_the_api_arguments(curated_samples) -> None:
     mem = curated_samples
-    mount = _problem(lambda: mem.hydrate("retry policy", mount="cell_nope"), UsageError)
+    # README (Python API): a cell given to a mount that the home does not hold is a
+    # BadArgument, an InputError, as a handle, receipt id or saved rule is (a UsageError before)
+    mount = _problem(lambda: mem.hydrate("retry policy", mount="cell_nope"), BadArgument)
     assert mount.startswith("mount cell_nope: no such cell") and not CLI_OPTION.search(mount)
 
     forget = _problem(lambda: mem.forget([]), UsageError)
