@@ -46,6 +46,26 @@ def test_api_errors_name_the_api_arguments(curated_samples) -> None:
     assert env.startswith("token_env (--token-env) must name an environment variable"), env
 
 
+def test_a_reader_the_home_does_not_hold_is_a_bad_argument_in_the_api_words(curated_samples):
+    """README (Python API): a principal the home does not hold is a BadArgument, an
+    InputError. A grantee's read for an unknown reader raised UsageError, its message sending
+    a Python caller to `atc principal list`; the command line keeps that hint."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.sharing import reader_hydrate, reader_query
+
+    for read in (lambda: reader_hydrate(curated_samples, "nobody", "retry policy"),
+                 lambda: reader_query(curated_samples, "nobody", "item(H)")):
+        said = _problem(read, BadArgument)
+        assert said.startswith("nobody: no such principal in this home") and "atc " not in said
+    home = str(curated_samples.home)
+    curated_samples.close()
+    out = CliRunner().invoke(main, ["query", "item(H)", "--as", "nobody", "--home", home])
+    assert out.exit_code == 2
+    assert out.stderr == "atc: nobody: no such principal in this home (atc principal list)\n"
+
+
 def test_the_receipt_of_a_frame_without_room_names_the_budget_not_an_option(curated_samples):
     for budget in (0, 3):
         empty = curated_samples.hydrate("retry policy", budget=budget).receipt["empty"]
