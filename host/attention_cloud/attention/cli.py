@@ -95,9 +95,7 @@ class _Moment(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        from ..ingest.timefmt import is_date_digits
-
-        if is_date_digits(str(value)):
+        if _may_write_a_date(str(value)):
             seconds = self._read(value, param, ctx)
         else:
             try:
@@ -120,6 +118,18 @@ class _Moment(click.ParamType):
         except UsageError as exc:
             self.fail(str(exc), param, ctx)
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def _may_write_a_date(text: str) -> bool:
+    """``text`` is digits that write a year or a date (``2024``, ``20260320``), which every
+    time option reads so, never as seconds (the date reader, with dateutil, is imported only
+    for four or eight digits: a count of seconds, a replay's clock, does not pay for it)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) in (4, 8)):
+        return False
+    from ..ingest.timefmt import is_date_digits
+
+    return is_date_digits(text)
 
 
 #: The last Unix second the attention rules take (rules/attention_checks.pl, time_seconds).
