@@ -337,3 +337,37 @@ def test_the_diff_of_a_file_without_a_last_newline_reads_right(dirs) -> None:
     assert '-{"model": "opus"}' in lines
     assert lines[lines.index('-{"model": "opus"}') + 1] == "\\ No newline at end of file"
     assert "+{" in lines and settings.read_bytes() == b'{"model": "opus"}'
+
+
+def _our_commands(project: Path) -> list[str]:
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    return [hook["command"] for entries in settings["hooks"].values()
+            for entry in entries for hook in entry["hooks"]]
+
+
+def test_the_home_given_before_the_command_is_the_hooks_home(dirs, tmp_path: Path) -> None:
+    """README: every command takes --home after it or before it (`atc --home DIR CMD`). The
+    hooks were installed without it, reading the default home, while the home named was
+    left empty without a word."""
+    project, user = dirs
+    memhome = tmp_path / "mem"
+    run = atc(project, user, "--home", str(memhome), "install", "claude-code", "--project",
+              "--yes")
+    assert run.returncode == 0, run.stderr
+    ours = _our_commands(project)
+    assert len(ours) == 3 and all(f"--home {memhome} hook " in c for c in ours)
+    assert f"claude mcp add attention-cloud -e ATC_HOME={memhome} -- {ATC} mcp" in run.stdout
+
+
+@pytest.mark.parametrize("before", [False, True])
+def test_an_empty_home_is_refused_and_nothing_is_written(dirs, before: bool) -> None:
+    """README: an empty --home "" is refused (exit 2), never read as the default home; here
+    it installed hooks that use the default home."""
+    project, user = dirs
+    args = (["--home", "", "install", "claude-code"] if before else
+            ["install", "claude-code", "--home", ""])
+    run = atc(project, user, *args, "--project", "--yes")
+    assert run.returncode == 2, run.stdout
+    assert "the memory home is named by an empty string" in run.stderr
+    assert len(run.stderr.splitlines()) == 1
+    assert not (project / ".claude").exists()

@@ -912,3 +912,17 @@ def test_a_line_past_the_request_limit_is_answered_not_read_into_memory(raw_repl
          f"Invalid Request: the line holds more than {MAX_LINE_CHARS:,} characters, the most "
          "one message may (as over HTTP); it was not read"}},
         {"jsonrpc": "2.0", "id": 7, "result": {}}]
+
+
+def test_the_help_names_every_tool_the_server_lists() -> None:
+    """`atc mcp --help` lists the tools a client gets (TOOLS, which the server's own listing
+    is checked against above): it left out `receipt`, which README names."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+
+    helped = CliRunner().invoke(main, ["mcp", "--help"])
+    assert helped.exit_code == 0, helped.output
+    listed = re.search(r"Tools: ([^;]*);", " ".join(helped.stdout.split()))
+    assert listed is not None, helped.stdout
+    assert set(listed.group(1).split(", ")) == TOOLS

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from attention_cloud import AtcError, InputError, UsageError
+from attention_cloud import AtcError, BadArgument, InputError, UsageError
 from attention_cloud.show import show_record
 from attention_cloud.sharing import add_mount, declassify, label
 
@@ -23,7 +23,9 @@ def _problem(call, kind=AtcError) -> str:
 
 def test_api_errors_name_the_api_arguments(curated_samples) -> None:
     mem = curated_samples
-    mount = _problem(lambda: mem.hydrate("retry policy", mount="cell_nope"), UsageError)
+    # README (Python API): a cell given to a mount that the home does not hold is a
+    # BadArgument, an InputError, as a handle, receipt id or saved rule is (a UsageError before)
+    mount = _problem(lambda: mem.hydrate("retry policy", mount="cell_nope"), BadArgument)
     assert mount.startswith("mount cell_nope: no such cell") and not CLI_OPTION.search(mount)
 
     forget = _problem(lambda: mem.forget([]), UsageError)
@@ -42,6 +44,26 @@ def test_api_errors_name_the_api_arguments(curated_samples) -> None:
     assert why.startswith("declassify needs why"), why
     env = _problem(lambda: add_mount(mem, "team", "http://127.0.0.1:1", "not a var"), UsageError)
     assert env.startswith("token_env (--token-env) must name an environment variable"), env
+
+
+def test_a_reader_the_home_does_not_hold_is_a_bad_argument_in_the_api_words(curated_samples):
+    """README (Python API): a principal the home does not hold is a BadArgument, an
+    InputError. A grantee's read for an unknown reader raised UsageError, its message sending
+    a Python caller to `atc principal list`; the command line keeps that hint."""
+    from click.testing import CliRunner
+
+    from attention_cloud.cli import main
+    from attention_cloud.sharing import reader_hydrate, reader_query
+
+    for read in (lambda: reader_hydrate(curated_samples, "nobody", "retry policy"),
+                 lambda: reader_query(curated_samples, "nobody", "item(H)")):
+        said = _problem(read, BadArgument)
+        assert said.startswith("nobody: no such principal in this home") and "atc " not in said
+    home = str(curated_samples.home)
+    curated_samples.close()
+    out = CliRunner().invoke(main, ["query", "item(H)", "--as", "nobody", "--home", home])
+    assert out.exit_code == 2
+    assert out.stderr == "atc: nobody: no such principal in this home (atc principal list)\n"
 
 
 def test_the_receipt_of_a_frame_without_room_names_the_budget_not_an_option(curated_samples):

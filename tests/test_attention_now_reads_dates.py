@@ -81,3 +81,20 @@ def test_a_time_outside_the_attention_clock_is_refused_naming_the_option(
     assert out.exit_code == 2, out.output
     assert f"Invalid value for '{option}'" in out.stderr
     assert "is outside the attention clock, which runs from 1970" in out.stderr
+
+
+@pytest.mark.parametrize("where", ["option", "ATC_NOW"])
+def test_a_year_alone_is_refused_as_atc_hydrate_now_refuses_it(home: Path, where: str) -> None:
+    # README: ATC_NOW is read as `atc hydrate --now` reads it, which refuses four digits as a
+    # year naming no moment; here `--now 2024` was 2024 seconds after 1970, without a word
+    args, env = (["--now", "2024"], None) if where == "option" else ([], {"ATC_NOW": "2024"})
+    out = CliRunner().invoke(main, ["belief", "show", "ver", *args, "--home", str(home)],
+                             env=env)
+    assert out.exit_code == 2, out.output
+    assert "'2024' is a year, which names no moment" in out.stderr
+    assert len(out.stderr.splitlines()) == 1 and out.stdout == ""
+
+
+def test_eight_digits_are_a_date_as_atc_hydrate_now_reads_them(home: Path) -> None:
+    # `atc hydrate --now 20260320` is 2026-03-20; here it was 20,260,320 seconds (August 1970)
+    assert _show(home, "--now", "20260320") == _show(home, "--now", "2026-03-20")

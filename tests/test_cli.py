@@ -184,6 +184,19 @@ def test_ingest_of_paths_that_do_not_exist_makes_no_home(tmp_path):
     assert CliRunner().invoke(main, ["stats", "--home", str(home)]).exit_code != 0
 
 
+def test_a_missing_path_beside_others_is_bad_usage_too(tmp_path):
+    """README: a path that does not exist is bad usage, exit 2. Named beside paths that exist
+    (`atc ingest a.jsonl typo.jsonl`), it failed the whole call with exit 1, which a script
+    could not tell from a file that failed to parse."""
+    there = tmp_path / "chat.txt"
+    there.write_text("Priya: coming Saturday?\nTom: yes\n", encoding="utf-8")
+    home, missing = tmp_path / "new-home", tmp_path / "typo.jsonl"
+    out = CliRunner().invoke(main, ["ingest", str(there), str(missing), "--home", str(home)])
+    assert out.exit_code == 2
+    assert out.output == f"atc: {missing}: no such file or directory\n"
+    assert not home.exists()
+
+
 def test_hydrate_refuses_a_segment_budget_given_twice(home):
     out = CliRunner().invoke(main, ["hydrate", "retry", "--segment", "s=100", "--segment", "s=200",
                                     "--home", str(home)])

@@ -69,3 +69,33 @@ def test_no_curate_still_stores_without_the_package(default_home, without_minilm
                                     "--home", str(default_home)])
     assert out.exit_code == 0, out.output
     assert "kept uncurated" in (default_home / "remembered.jsonl").read_text(encoding="utf-8")
+
+
+ST_PACKAGE = "the package sentence-transformers is not installed"
+
+
+@pytest.fixture
+def st_home(home: Path, monkeypatch) -> Path:
+    """A home whose config.json names an `st:` embedder, in a process without the
+    sentence-transformers package (importing it raises ImportError)."""
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    (home / "config.json").write_text('{"embedder": "st:all-MiniLM-L6-v2"}', encoding="utf-8")
+    out = CliRunner().invoke(main, ["remember", "first note", "--no-curate", "--home", str(home)])
+    assert out.exit_code == 0, out.output
+    return home
+
+
+def test_remember_with_an_st_embedder_and_no_package_writes_nothing(st_home):
+    """README (Agents): an embedder that cannot load is a one-line error and memory is
+    unchanged. With `st:` and no sentence-transformers, remember stored the item, then failed
+    on its curate (exit 1), and atc doctor said config.json: ok and nothing of the embedder."""
+    before = _files(st_home)
+    out = CliRunner().invoke(main, ["remember", "the staging DB is read-only on Fridays",
+                                    "--home", str(st_home)])
+    assert out.exit_code == 1
+    assert ST_PACKAGE in out.stderr and "nothing remembered" in out.stderr, out.stderr
+    assert len(out.stderr.splitlines()) == 1
+    assert _files(st_home) == before
+    doctor = CliRunner().invoke(main, ["doctor", "--home", str(st_home)])
+    assert doctor.exit_code == 1, doctor.output
+    assert f"  embedder: MISSING, {ST_PACKAGE} (atc curate" in doctor.output

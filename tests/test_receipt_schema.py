@@ -206,3 +206,17 @@ def test_a_receipt_redacted_by_forget_still_meets_the_schema(tmp_path):
     stored = json.loads(_atc("receipt", printed["receipt_id"], "--home", home))
     assert {"handle": handle, "forgotten": True}.items() <= stored["facts"][0].items()
     assert schema_problems(stored) == [], stored
+
+
+def test_the_readme_receipt_example_meets_the_schema() -> None:
+    """README's receipt (under "Hydration": "The receipt (stored as `home/receipts/RID.json`")
+    is what a script writer copies from: it must be a receipt the schema takes. It left out
+    `created`, which every receipt holds."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    after = readme[readme.index("The receipt (stored as `home/receipts/RID.json`"):]
+    example = re.search(r"```json\n(.*?)```", after, re.S)
+    assert example is not None
+    assert schema_problems(json.loads(example.group(1)), "receipt") == []

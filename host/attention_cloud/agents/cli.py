@@ -129,7 +129,7 @@ COMMANDS: dict[str, click.Command] = {"remember": remember}
 def mcp(http: bool, port: int, home: str | None) -> None:
     """Serve memory to MCP clients (Claude Code, Claude Desktop, ...) over stdio.
 
-    Tools: hydrate, query, remember, forget, attend, claim, show; resources:
+    Tools: hydrate, receipt, query, remember, forget, attend, claim, show; resources:
     receipt://{id}, receipts://recent. Memory opens on the first call and the write lock is
     held only while a tool writes, so `atc ingest` and `atc curate` can run beside the server.
 
@@ -242,6 +242,7 @@ def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
     """
     from .install import atc_command, install as write, plan_install, settings_path
 
+    home = _installed_home(home)
     plan = plan_install(settings_path(scope), atc_command(home))
     if not plan.added:
         click.echo(f"already installed in {plan.path}")
@@ -259,6 +260,18 @@ def install_claude_code(scope: str, yes: bool, home: str | None) -> None:
     env = (f" -e ATC_HOME={shlex.quote(str(Path(home).expanduser().resolve()))}" if home else "")
     # the same atc as the hooks: by its absolute path, which works where PATH lacks the venv
     click.echo(f"MCP tools too: claude mcp add attention-cloud{env} -- {atc_command()} mcp")
+
+
+def _installed_home(home: str | None) -> str | None:
+    """The home the hooks are to use: this command's --home, else the one given before the
+    command (`atc --home DIR install ...`, which every other command reads through
+    $ATC_HOME, a variable install leaves to the hooks' own environment), else None (theirs);
+    an empty name is refused as every command refuses it."""
+    from ..home import resolve_home
+
+    if home is None:
+        home = click.get_current_context().find_root().params.get("group_home")
+    return None if home is None else str(resolve_home(home))
 
 
 @group()

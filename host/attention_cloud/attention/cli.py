@@ -87,16 +87,21 @@ class _Moment(click.ParamType):
     """A moment as Unix seconds: a number (any, as before), or a time written as every other
     option that takes one reads it (``atc hydrate --now``, ``grant --since``: ISO 8601, a
     date, RFC 2822, ...). ``--now 2026-03-20T09:00:00Z`` was "is not a valid float" here
-    while ``atc hydrate --now`` took it and refused nothing but a bare year."""
+    while ``atc hydrate --now`` took it and refused nothing but a bare year. Digits that
+    write a date or a year (``20260320``, ``2024``) are read as that reader reads them (the
+    date; a year is refused), not as seconds of 1970."""
 
     name = "time"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> float:
-        try:
-            seconds = FINITE.convert(value, param, ctx)
-        except click.BadParameter:
+        if _may_write_a_date(str(value)):
             seconds = self._read(value, param, ctx)
+        else:
+            try:
+                seconds = FINITE.convert(value, param, ctx)
+            except click.BadParameter:
+                seconds = self._read(value, param, ctx)
         if not 0 <= seconds <= _LAST_SECOND:
             # the controller's times are Unix seconds from 1970 (atc_attention_checks): what
             # lay outside came back from Prolog as "Domain error: `time_seconds' expected"
@@ -113,6 +118,18 @@ class _Moment(click.ParamType):
         except UsageError as exc:
             self.fail(str(exc), param, ctx)
         return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def _may_write_a_date(text: str) -> bool:
+    """``text`` is digits that write a year or a date (``2024``, ``20260320``), which every
+    time option reads so, never as seconds (the date reader, with dateutil, is imported only
+    for four or eight digits: a count of seconds, a replay's clock, does not pay for it)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) in (4, 8)):
+        return False
+    from ..ingest.timefmt import is_date_digits
+
+    return is_date_digits(text)
 
 
 #: The last Unix second the attention rules take (rules/attention_checks.pl, time_seconds).

@@ -214,6 +214,12 @@ def is_year_alone(text: str) -> bool:
     return bool(_YEAR_ALONE.match(text.strip()))
 
 
+def is_date_digits(text: str) -> bool:
+    """``text`` is digits that write a calendar date (``20230508``) or a year alone
+    (``2023``): a time option reads them so, never as a count of epoch seconds."""
+    return _date_digits(text.strip())
+
+
 def _date_digits(digits: str) -> bool:
     """``digits`` write a date (``20230508``) or a year alone (``2023``), not epoch seconds."""
     return bool(_BASIC_DATE.match(digits) or _YEAR_ALONE.match(digits))

@@ -34,10 +34,12 @@ _HANDLE = re.compile(r"(?:it|arc|ses|cell)_[0-9a-f]{6,}")
 
 
 def require_principal(mem: Any, reader: str) -> None:
-    """UsageError unless ``reader`` is a principal of this home."""
+    """BadArgument unless ``reader`` is a principal of this home."""
     args.text("reader", reader)
     if not mem.pl.succeeds("atc_grants:principal", Atom(reader), Var()):
-        raise UsageError(f"{reader}: no such principal in this home (atc principal list)")
+        raise BadArgument(f"{reader}: no such principal in this home (sharing_state(mem) "
+                          "lists them)").told(
+            cli=f"{reader}: no such principal in this home (atc principal list)")
     if reader in RESERVED_NAMES:    # added by an older atc: it would read as the owner
         raise UsageError(f"{reader}: a reserved name, read as the home's owner; it reads "
                          "nothing (remove it and add the principal under another name)")
