@@ -38,7 +38,8 @@ from typing import Any
 from ..api_lock import serialised
 from ..errors import WriterBusy, one_line, write_refused
 from ..line_files import append_line
-from .missed_captures import clear_mark, mark_missed, session_key, stop_notice
+from .missed_captures import (clear_mark, make_room_for_marks, mark_missed, session_key,
+                              stop_notice)
 
 #: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
@@ -380,6 +381,7 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
         log(home, event, f"error: {_describe(exc)}")
         return ""
     notice = stop_notice(home, session)
+    make_room_for_marks(home)
     if not foreground and _detach():
         return notice                        # the parent: the hook is done
     try:

@@ -40,6 +40,17 @@ def mark_path(home: Path, session_id: str) -> Path:
     return home / MISSED_DIR / f"{session_key(session_id)}.json"
 
 
+def make_room_for_marks(home: Path) -> None:
+    """Make the marks' folder while the disk has room (every capture hook calls it, a stat
+    when it exists): on a file system that needs a free block for a new folder (ext4), a
+    full disk would refuse it at the failure, and with it the mark."""
+    try:
+        if home.is_dir():
+            (home / MISSED_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass
+
+
 def mark_missed(home: Path, *, event: str, session_id: str, transcript: str, cwd: str,
                 why: str) -> None:
     """Leave the mark of a capture that failed (never raises: the capture's own error is
