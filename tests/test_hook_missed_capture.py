@@ -1,8 +1,8 @@
 """A Stop hook whose capture the file system refuses (a full disk, a quota, a file-size
-limit) never breaks the agent, and never loses the turn silently: the failure leaves a mark
-(hooks/missed/), the session's next Stop hook says so in one line on stderr with status 1
-(Claude Code's non-blocking error, which it shows the user), ``atc doctor`` names it, and the
-next capture with room takes the missed turn in. Before, the hook exited 0 with nothing on
+limit), or whose capture process is killed, never breaks the agent, and never loses the turn
+silently: the capture's mark (hooks/missed/) stays, the session's next Stop hook says so
+in one line on stderr with status 1 (Claude Code's non-blocking error, which it shows the
+user), ``atc doctor`` names it, and the next capture with room takes the missed turn in. Before, the hook exited 0 with nothing on
 stderr, its hooks.log line was refused by the same full disk, and doctor passed.
 
 The refusal is RLIMIT_FSIZE at 0 bytes (no file may grow: as a disk with no block left),
@@ -139,6 +139,34 @@ def test_another_sessions_failed_capture_is_counted_and_a_busy_writer_is_no_fail
     assert len(_marks(home)) == 1 and busy.stderr.startswith("atc: 1 other session")
 
 
+def test_a_killed_capture_is_said_as_a_refused_one_is(home_and_transcript) -> None:
+    """A capture process killed mid-way (the OOM killer, a reboot) leaves its mark, naming its
+    pid: once that process has ended, the next Stop says so and captures the turn."""
+    import signal
+
+    home, transcript = home_and_transcript
+    started = _stop(home, transcript, foreground=False)
+    assert (started.returncode, started.stderr) == (0, "")
+    assert _wait_for(lambda: len(list((home / "hooks" / "missed").glob("*.json"))) == 1, 60)
+    mark = next((home / "hooks" / "missed").glob("*.json"))
+    pid = json.loads(mark.read_text(encoding="utf-8"))["pid"]
+    os.kill(pid, signal.SIGKILL)
+    assert _wait_for(lambda: not _alive(pid), 30)
+    doctor = _doctor(home)
+    assert doctor.returncode == 1 and f"(pid {pid}) ended before it completed" in doctor.stdout
+    again = _stop(home, transcript, foreground=True, session="s-full")
+    assert again.returncode == 1 and "ended before it completed: killed, the machine stopped" in again.stderr
+    assert _marks(home) == [] and _items(home) > 10
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def test_a_mark_the_full_disk_left_empty_is_said_all_the_same(tmp_path: Path) -> None:
     from attention_cloud.agents.missed_captures import doctor_lines, mark_path, stop_notice
 
@@ -147,7 +175,9 @@ def test_a_mark_the_full_disk_left_empty_is_said_all_the_same(tmp_path: Path) ->
     mark.parent.mkdir(parents=True)
     mark.touch()                                     # what a disk refusing its bytes leaves
     assert stop_notice(home, "s1").startswith("atc: the capture of an earlier turn of this "
-                                              "session failed (its mark holds no detail")
-    assert doctor_lines(home) == [
-        "hooks: NOT CAPTURED, a session's capture failed (its mark holds no detail: the disk "
-        "refused even that); its next turn captures it; hooks.log may say which"]
+                                              "session failed (at ")
+    lines = doctor_lines(home)
+    assert len(lines) == 1 and lines[0].startswith("hooks: NOT CAPTURED, a session's capture "
+                                                   "failed (at ")
+    assert lines[0].endswith("; the disk refused the mark's details); its next turn captures "
+                             "it; hooks.log may say which")

@@ -38,7 +38,7 @@ from typing import Any
 from ..api_lock import serialised
 from ..errors import WriterBusy, one_line, write_refused
 from ..line_files import append_line
-from .missed_captures import (clear_mark, make_room_for_marks, mark_missed, session_key,
+from .missed_captures import (clear_mark, mark_capturing, mark_missed, session_key,
                               stop_notice)
 
 #: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
@@ -381,9 +381,10 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
         log(home, event, f"error: {_describe(exc)}")
         return ""
     notice = stop_notice(home, session)
-    make_room_for_marks(home)
     if not foreground and _detach():
         return notice                        # the parent: the hook is done
+    if home.is_dir():                        # a home the capture makes has no mark to hold
+        mark_capturing(home, event=event, session_id=session, transcript=transcript, cwd=cwd)
     try:
         served = _captured_by_server(home, event, session, transcript, cwd)
         if not served:
@@ -396,6 +397,7 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
             start(home)                      # after the capture: the next turn's is warm
     except WriterBusy as exc:   # waited for, or --foreground: the next Stop catches up, as said
         log(home, event, f"session={session} error: {_describe(exc)}")
+        clear_mark(home, session, completed=False)
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"session={session} error: {_describe(exc)}")
         why = write_refused(exc) or (one_line(exc, "cli") if str(exc).strip()

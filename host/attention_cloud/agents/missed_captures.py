@@ -1,20 +1,21 @@
-"""Marks of the hooks' captures that failed, so that a lost turn is never lost silently.
+"""Marks of the hooks' captures that did not complete, so that a lost turn is never lost
+silently.
 
 A Stop or SessionEnd capture runs in a detached process (:func:`.hooks.capture`): when it
-fails (a full disk, a quota, a read-only home, a bug), nobody sees it, and its line in
-``hooks.log`` may be refused by the same full disk. So the failing process leaves a mark,
-``home/hooks/missed/<session key>.json`` (the session, its transcript, when, why), until a
-later capture of that session completes:
+fails (a full disk, a quota, a read-only home, a bug) or is killed, nobody sees it, and its
+line in ``hooks.log`` may be refused by the same full disk. So each capture first writes its
+mark, ``home/hooks/missed/<session key>.json`` (the session, its transcript, when, its pid),
+while the disk most likely has room, and takes it away once it completes; one that fails
+writes why over it (where the disk refuses those bytes, the mark stays as it was and its time
+is set). A mark that names why, or is empty, or whose process has ended, is a capture that
+did not complete:
 
-* the session's next Stop hook says so in one line on stderr and exits 1, which Claude Code
-  shows the user as a non-blocking hook error (the turn goes on; only status 2 blocks), and
-  its capture reads the transcript again, which takes the missed turn in (items already in
-  memory are left as they are);
-* ``atc doctor`` lists every mark (:func:`doctor_lines`), with the command that captures a
-  session that will have no next turn.
-
-The mark is written plainly, not replaced atomically: on a disk too full for its few bytes,
-the empty file its opening made is the mark all the same.
+* the session's next capture hook says so in one line on stderr and exits 1, which Claude
+  Code shows the user as a non-blocking hook error (the turn goes on; only status 2 blocks),
+  and its capture reads the transcript again, which takes the missed turn in (items already
+  in memory are left as they are);
+* ``atc doctor`` lists every such mark (:func:`doctor_lines`), with the command that captures
+  a session that will have no next turn.
 """
 from __future__ import annotations
 
@@ -36,46 +37,93 @@ def session_key(session_id: str) -> str:
 
 
 def mark_path(home: Path, session_id: str) -> Path:
-    """Where the mark of ``session_id``'s failed capture lies."""
+    """Where the mark of ``session_id``'s capture lies."""
     return home / MISSED_DIR / f"{session_key(session_id)}.json"
 
 
-def make_room_for_marks(home: Path) -> None:
-    """Make the marks' folder while the disk has room (every capture hook calls it, a stat
-    when it exists): on a file system that needs a free block for a new folder (ext4), a
-    full disk would refuse it at the failure, and with it the mark."""
+def _now(seconds: float | None = None) -> str:
+    """``seconds`` since the epoch (else now) as UTC, as hooks.log writes its times."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _write_mark(path: Path, record: dict[str, Any]) -> bool:
+    """Replace the mark at ``path`` with ``record`` whole (written beside it, then renamed:
+    a refused write leaves the mark there was); whether it was written."""
+    spare = path.with_suffix(".tmp")
     try:
-        if home.is_dir():
-            (home / MISSED_DIR).mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(spare, path)
+        return True
     except OSError:
-        pass
+        try:
+            spare.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return False
+
+
+def mark_capturing(home: Path, *, event: str, session_id: str, transcript: str,
+                   cwd: str) -> None:
+    """Before a capture, while the disk most likely has room: its mark, naming this process,
+    taken away when the capture completes. A capture that never completes (refused, killed,
+    the machine stopped) leaves it, with the session and the transcript it was reading. A
+    failure already marked is left as it is: this capture will take it away if it completes."""
+    path = mark_path(home, session_id)
+    if not home.is_dir() or (path.exists() and _failed(_read_mark(path))):
+        return
+    _write_mark(path, {"session_id": session_id, "transcript_path": transcript, "cwd": cwd,
+                       "event": event, "at": _now(), "pid": os.getpid()})
 
 
 def mark_missed(home: Path, *, event: str, session_id: str, transcript: str, cwd: str,
                 why: str) -> None:
-    """Leave the mark of a capture that failed (never raises: the capture's own error is
-    what matters, and a full disk may refuse the mark's bytes too)."""
+    """Mark the capture as failed, and why (never raises: the capture's own error is what
+    matters). Where a full disk refuses the record, the mark there is (the one
+    :func:`mark_capturing` wrote, else an empty file) is kept and its time set to now."""
     path = mark_path(home, session_id)
-    record = {"session_id": session_id, "transcript_path": transcript, "cwd": cwd,
-              "event": event, "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "why": why}
+    if not home.is_dir():
+        return                            # no home: nothing was captured, nor lost
+    if _write_mark(path, {"session_id": session_id, "transcript_path": transcript, "cwd": cwd,
+                          "event": event, "at": _now(), "why": why}):
+        return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as out:   # the file exists before its bytes
-            out.write(json.dumps(record))
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))   # no block needed
+        os.utime(path)
     except OSError:
-        try:   # the bytes were refused: the file is the mark, empty
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        pass
+
+
+def clear_mark(home: Path, session_id: str, *, completed: bool = True) -> None:
+    """After a capture: take the session's mark away when it ``completed`` (it read the whole
+    transcript, so it took in whatever an earlier failure missed), unless another capture of
+    the session is under way; when it did not run (a busy writer), take its own mark only."""
+    path = mark_path(home, session_id)
+    record = _read_mark(path)
+    own = record.get("pid") == os.getpid() and "why" not in record
+    if own or (completed and _failed(record)):
+        try:
+            path.unlink(missing_ok=True)
         except OSError:
             pass
 
 
-def clear_mark(home: Path, session_id: str) -> None:
-    """Take the session's mark away (its capture has completed)."""
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
     try:
-        mark_path(home, session_id).unlink(missing_ok=True)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
     except OSError:
-        pass
+        return True        # another user's process: alive
+    return True
+
+
+def _failed(record: dict[str, Any]) -> bool:
+    """Whether a mark says a failure: it names why, or it is empty (a full disk refused its
+    bytes), or the capture process it names has ended without taking it away."""
+    return not record or "why" in record or not _alive(record.get("pid"))
 
 
 def _read_mark(path: Path) -> dict[str, Any]:
@@ -87,31 +135,52 @@ def _read_mark(path: Path) -> dict[str, Any]:
     return record if isinstance(record, dict) else {}
 
 
+def _mark_said(path: Path) -> dict[str, Any] | None:
+    """The record of the failure ``path`` marks (an empty mark's with its time), else None."""
+    record = _read_mark(path)
+    if not _failed(record):
+        return None                       # a capture under way
+    if not record:
+        try:
+            return {"at": _now(path.stat().st_mtime)}
+        except OSError:
+            return None
+    return record
+
+
 def missed_marks(home: Path) -> list[dict[str, Any]]:
-    """Every mark in ``home``, oldest first, each its record (what a full disk left of it)."""
-    try:
-        paths = sorted((home / MISSED_DIR).glob("*.json"), key=lambda p: p.stat().st_mtime)
-    except OSError:
-        return []
-    return [_read_mark(path) for path in paths]
+    """Every failed capture marked in ``home``, oldest first, each its record (what a full
+    disk left of it); captures under way are not failures."""
+    dated = []
+    for path in (home / MISSED_DIR).glob("*.json"):
+        try:
+            dated.append((path.stat().st_mtime, path))
+        except OSError:
+            pass                          # taken away meanwhile: that capture completed
+    said = (_mark_said(path) for _, path in sorted(dated))
+    return [record for record in said if record is not None]
 
 
 def _said(record: dict[str, Any]) -> str:
     """When and why a marked capture failed, as far as its mark holds them."""
-    if not record:
-        return "its mark holds no detail: the disk refused even that"
-    return f"at {record.get('at', '?')}: {record.get('why', '?')}"
+    at = record.get("at", "?")
+    if "why" in record:
+        return f"at {at}: {record['why']}"
+    if "pid" in record:
+        return (f"started at {at}, its process (pid {record['pid']}) ended before it "
+                "completed: killed, the machine stopped, or a full disk refused the reason")
+    return f"at {at}; the disk refused the mark's details"
 
 
 def stop_notice(home: Path, session_id: str) -> str:
     """The line the session's next capture hook prints when an earlier capture of it failed
     (and how many other sessions' did), or "" when none did."""
-    own = mark_path(home, session_id)
-    others = len(missed_marks(home)) - (1 if own.exists() else 0)
+    own = _mark_said(mark_path(home, session_id))
+    others = len(missed_marks(home)) - (1 if own is not None else 0)
     whose = "1 other session's capture" if others == 1 else f"{others} other sessions' captures"
     more = f"; {whose} failed too (atc doctor names them)" if others > 0 else ""
-    if own.exists():
-        return (f"atc: the capture of an earlier turn of this session failed ({_said(_read_mark(own))}); "
+    if own is not None:
+        return (f"atc: the capture of an earlier turn of this session failed ({_said(own)}); "
                 f"this turn's capture reads the transcript again{more}")
     if others > 0:
         return f"atc: {more[2:]}"
