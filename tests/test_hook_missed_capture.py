@@ -13,16 +13,11 @@ from __future__ import annotations
 import json
 import os
 import resource
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "host" / "attention_cloud" / "samples" / "2026-01-12-processor-retries.jsonl"
 ATC = str(Path(sys.executable).parent / "atc")
 ENV = {**os.environ, "ATC_HOOK_SERVER": "off", "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -66,19 +61,9 @@ def _wait_for(predicate, seconds: float = 150.0) -> bool:
     return predicate()
 
 
-@pytest.fixture
-def home_and_transcript(tmp_path: Path) -> tuple[Path, Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = tmp_path / "session.jsonl"
-    shutil.copy(SAMPLE, transcript)
-    return home, transcript
-
-
 def test_a_refused_foreground_capture_says_so_and_the_next_takes_the_turn_in(
-        home_and_transcript) -> None:
-    home, transcript = home_and_transcript
+        hash_home_and_session) -> None:
+    home, transcript = hash_home_and_session
     refused = _stop(home, transcript, foreground=True, full=True)
     assert refused.returncode == 1 and refused.stdout == "", refused
     lines = refused.stderr.strip().splitlines()
@@ -98,11 +83,11 @@ def test_a_refused_foreground_capture_says_so_and_the_next_takes_the_turn_in(
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
 
 
-def test_a_refused_background_capture_is_said_by_the_next_stop(home_and_transcript) -> None:
+def test_a_refused_background_capture_is_said_by_the_next_stop(hash_home_and_session) -> None:
     """The real hook: it returns at once (exit 0, the agent goes on) and its detached process
     meets the full disk; the next Stop, while the disk is still full, says so (exit 1), and a
     Stop with room captures the missed turn and clears the mark."""
-    home, transcript = home_and_transcript
+    home, transcript = hash_home_and_session
     first = _stop(home, transcript, foreground=False, full=True)
     assert (first.returncode, first.stdout, first.stderr) == (0, "", "")
     assert _wait_for(lambda: len(_marks(home)) == 1), "the refused capture left no mark"
@@ -122,10 +107,10 @@ def test_a_refused_background_capture_is_said_by_the_next_stop(home_and_transcri
 
 
 def test_another_sessions_failed_capture_is_counted_and_a_busy_writer_is_no_failure(
-        home_and_transcript) -> None:
+        hash_home_and_session) -> None:
     import fcntl
 
-    home, transcript = home_and_transcript
+    home, transcript = hash_home_and_session
     refused = _stop(home, transcript, foreground=True, full=True, session="ended")
     assert refused.returncode == 1
     other = _stop(home, transcript, foreground=True, session="another")
@@ -139,12 +124,12 @@ def test_another_sessions_failed_capture_is_counted_and_a_busy_writer_is_no_fail
     assert len(_marks(home)) == 1 and busy.stderr.startswith("atc: 1 other session")
 
 
-def test_a_killed_capture_is_said_as_a_refused_one_is(home_and_transcript) -> None:
+def test_a_killed_capture_is_said_as_a_refused_one_is(hash_home_and_session) -> None:
     """A capture process killed mid-way (the OOM killer, a reboot) leaves its mark, naming its
     pid: once that process has ended, the next Stop says so and captures the turn."""
     import signal
 
-    home, transcript = home_and_transcript
+    home, transcript = hash_home_and_session
     started = _stop(home, transcript, foreground=False)
     assert (started.returncode, started.stderr) == (0, "")
     assert _wait_for(lambda: len(list((home / "hooks" / "missed").glob("*.json"))) == 1, 60)

@@ -9,13 +9,9 @@ naming no one). Found on a full tmpfs: the hook's capture process waited 28 s on
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "host" / "attention_cloud" / "samples" / "2026-01-12-processor-retries.jsonl"
 ENV = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "ATC_LOCK_WAIT": "0"}
 
 _SERVER_CAPTURE = """
@@ -39,12 +35,8 @@ host.close()
 """
 
 
-def test_a_capture_refused_by_a_full_disk_lets_the_write_lock_go(tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
-    transcript = tmp_path / "session.jsonl"
-    shutil.copy(SAMPLE, transcript)
+def test_a_capture_refused_by_a_full_disk_lets_the_write_lock_go(hash_home_and_session) -> None:
+    home, transcript = hash_home_and_session
     server = subprocess.Popen([sys.executable, "-c", _SERVER_CAPTURE, str(home),
                                str(transcript)], env=ENV, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
