@@ -22,6 +22,7 @@
             store_epoch/1,              % -Epoch
             store_journal_replaced/0,
             store_reset/0,
+            store_say_cut/3,            % +Journal, +Committed, +Cut
             store_appended/4,           % :Head, +Mark0, -Mark, -Appended
             store_grown/4,              % :Head, +Mark0, -Mark, -Added
             store_mark/2                % :Head, -Mark
@@ -228,7 +229,9 @@ attach_stream_(Stream) :-
     ).
 
 % Replay what was committed past our view; cut what lies past the last commit (we hold the
-% lock, so those bytes belong to a writer that died mid-batch).
+% journal's lock and the home's, so those bytes belong to no live writer: one killed
+% mid-batch, or one whose refused batch could not be cut), and say so, as a reopen does: a
+% long-open writer (a watcher, a server, a script's Memory) cut another's tail unsaid.
 catch_up_(Journal, Batch0, Batch) :-
     journal_file_epoch_(Journal, Epoch),
     store_epoch(Epoch0),
@@ -249,10 +252,25 @@ catch_up_(Journal, Batch0, Batch) :-
         ( Batch1 =:= 0 -> Batch = Batch0 ; Batch = Batch1 ),
         set_view_end_(Committed),
         (   Size > Committed
-        ->  truncate_file_(Journal, Committed)
+        ->  truncate_file_(Journal, Committed),
+            Cut is Size - Committed,
+            store_say_cut(Journal, Committed, Cut)
         ;   true
         )
     ).
+
+%!  store_say_cut(+Journal, +Committed, +Cut) is det.
+%
+%   Say on standard error, in one line, that Cut bytes past the journal's last commit (its
+%   byte Committed) were cut, whichever process cut them: from the journal alone a batch a
+%   killed writer never finished cannot be told from a file cut short by a copy or a
+%   restore, which takes acknowledged batches with it; the user can tell them apart.
+store_say_cut(Journal, Committed, Cut) :-
+    format(user_error,
+           "atc: warning: ~w: ~d bytes past its last commit (byte ~d) cut: a batch a writer \c
+            never finished (killed mid-write), or, if no writer was stopped, the file was \c
+            cut short (restore it from a copy)~n",
+           [Journal, Cut, Committed]).
 
 % The journal was compacted by another process since this one read it: everything is read
 % again (the new journal holds the same facts minus what was erased, at other offsets).

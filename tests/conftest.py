@@ -135,6 +135,19 @@ def home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def hash_home_and_session(home: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """An empty home with the ``hash`` embedder, not opened (for tests of real processes),
+    and a copy of a sample Claude Code session to capture into it."""
+    import shutil
+
+    (home / "config.json").write_text('{"embedder": "hash"}', encoding="utf-8")
+    transcript = tmp_path / "session.jsonl"
+    shutil.copy(Path(__file__).resolve().parents[1] / "host" / "attention_cloud" / "samples"
+                / "2026-01-12-processor-retries.jsonl", transcript)
+    return home, transcript
+
+
+@pytest.fixture
 def memory(home: Path):
     """A Memory opened on a fresh home, closed after the test."""
     from attention_cloud import Memory

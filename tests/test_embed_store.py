@@ -814,3 +814,21 @@ def test_a_checkpoint_snapshots_the_key_tables_so_an_open_replays_little(tmp_pat
         assert json.loads((tmp_path / "manifest.json").read_text())["key_snapshot"] == manifest["key_snapshot"]
     with VectorStore.open(tmp_path, embedder_id="test@1", dim=DIM, read_only=True) as view:
         assert len(view) == 7000 and view.meta(keys[10]) == {"segment": "work"} and view.has(keys[6500])
+
+
+def test_vector_logs_without_a_manifest_are_one_damage_for_every_opener(tmp_path):
+    """A writer writes its manifest before any log: logs with none is damage, said in the one
+    message by whoever opens the store (a writer, a reader, ``atc doctor``'s check), never
+    read as an empty store over the logs (a writer would start a manifest of 0 rows on them)."""
+    from attention_cloud.embed.store import check_store
+
+    with open_store(tmp_path) as store:
+        store.add(["it_001"], unit_rows(1))
+    (tmp_path / "manifest.json").unlink()
+    logs = sorted(p.name for p in tmp_path.iterdir())
+    said = "it has vector logs but no manifest; its vectors derive from the journal"
+    for opening in (lambda: open_store(tmp_path), lambda: open_store(tmp_path, read_only=True),
+                    lambda: check_store(tmp_path)):
+        with pytest.raises(HomeError, match=said):
+            opening()
+    assert sorted(p.name for p in tmp_path.iterdir()) == logs       # nothing written over them

@@ -4,15 +4,18 @@ from __future__ import annotations
 import importlib.util
 import platform
 
+from .agents.missed_captures import doctor_lines
 from .errors import AtcError
 from .home import (check_not_foreign, config_warnings, embedder_file_missing, files_bytes,
                    read_config, resolve_home)
 
 
 #: A report line naming a problem holds one of these words (a part missing or unusable, a folder
-#: that is no home, an index cut, an erasure a kill left half done): what a script reading the
-#: report (the soaks: scripts/bench/bench_env.py) looks for, kept beside the lines that say them.
-PROBLEM_WORDS = ("MISSING", "UNUSABLE", "NOT A HOME", "CUT", "erasure interrupted")
+#: that is no home, an index cut, an erasure a kill left half done, a hook's capture that
+#: failed): what a script reading the report (the soaks: scripts/bench/bench_env.py) looks
+#: for, kept beside the lines that say them.
+PROBLEM_WORDS = ("MISSING", "UNUSABLE", "NOT A HOME", "CUT", "erasure interrupted",
+                 "NOT CAPTURED")
 
 
 def run_doctor(home: str | None) -> tuple[bool, list[str]]:
@@ -58,6 +61,9 @@ def run_doctor(home: str | None) -> tuple[bool, list[str]]:
     interrupted = _interrupted_erasure(path)
     if interrupted:
         lines.append(f"  {interrupted}")
+    missed = doctor_lines(path)       # a hook's capture failed: a turn is not in memory
+    ok = ok and not missed
+    lines.extend(f"  {line}" for line in missed)
     damaged = _damaged_indexes(path)
     ok = ok and not damaged
     lines.extend(f"  {line}" for line in damaged)

@@ -322,9 +322,15 @@ class WriteLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         self._fd, self._pid, self._ino = fd, os.getpid(), os.fstat(fd).st_ino
         # Who writes, for the message another writer gets (a long-open Memory in a script
-        # holds the lock until it releases or closes: the user has to find it).
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
+        # holds the lock until it releases or closes: the user has to find it). Only a note:
+        # a full disk refusing it leaves the lock taken, and the write that follows meets the
+        # refusal where it is handled. It raised here before, the lock held, so a caller that
+        # took the failed acquire for no lock (the recall server) kept every writer out.
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{self._pid}\n".encode("ascii"), 0)
+        except OSError:
+            pass
 
     def _require_still_named(self) -> None:
         """While held: HomeError when ``.lock`` was removed or replaced meanwhile (a user's

@@ -55,19 +55,8 @@ def open_store(pl: Prolog, home: Path, lock: WriteLock) -> StoreInfo:
             truncated = size - committed
         finally:
             lock.release()
-        _warn_cut(journal, committed, truncated)
+        pl.once("atc_store:store_say_cut", str(journal), committed, truncated)
     return StoreInfo(info["snapshot"], info["replayed"], truncated)
-
-
-def _warn_cut(journal: Path, committed: int, truncated: int) -> None:
-    """Say what a cut took, on stderr (as a cut BM25 log is said): from the journal alone a
-    batch a killed writer never finished cannot be told from a file cut short by a copy or a
-    restore, which takes acknowledged batches with it; the user can tell them apart."""
-    import sys
-
-    print(f"atc: warning: {journal}: {truncated} bytes past its last commit (byte {committed}) "
-          "cut: a batch a writer never finished (killed mid-write), or, if no writer was "
-          "stopped, the file was cut short (restore it from a copy)", file=sys.stderr)
 
 
 def journal_path(home: Path) -> Path:

@@ -16,9 +16,14 @@ Commands: ``curate`` (vector log, BM25, cells, snapshot), ``ingest`` (a large fo
 For each command the free space left sweeps from a few pages to past what an unhindered run
 writes, so the refusal lands at each of its steps in turn.
 
+Without root, ``--fault fsize`` runs each trial on the ordinary disk instead, the command
+under a file-size limit (``RLIMIT_FSIZE``, which a quota's refusal resembles: ``EFBIG``) at
+the home's largest file plus the free space left: the same checks, a refusal the kernel
+gives any user (tests/test_disk_faults_smoke.py runs it briefly).
+
 Usage:
     scripts/bench/disk_faults.py [--commands curate,ingest,...] [--points N] [--seed S]
-        [--leaves BYTES,...] [--work DIR]
+        [--leaves BYTES,...] [--work DIR] [--fault disk|fsize] [--data DIR]
 
 Prints one line per check and exits 1 when any fails.
 """
@@ -28,15 +33,46 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ATC = str(Path(sys.executable).parent / "atc")
 DATA = Path("/work/shared/data/claude-code-real")
 SMALL = ("short.jsonl", "tool_heavy.jsonl")
+HOOKED = "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
+
+
+class Corpus:
+    """The transcripts the trials use, from ``--data``: the homes are prepared from
+    :data:`SMALL` (else every transcript but the last), ``atc ingest`` reads the folder, and
+    the hook captures :data:`HOOKED` (else the last transcript)."""
+
+    def __init__(self, folder: Path) -> None:
+        names = sorted(p.name for p in folder.glob("*.jsonl"))
+        if len(names) < 2:
+            raise SystemExit(f"{folder}: two Claude Code transcripts (*.jsonl) at least")
+        self.folder = folder
+        self.small = [n for n in SMALL if n in names] or names[:-1]
+        self.hooked = folder / (HOOKED if HOOKED in names else names[-1])
+        self.session = _session_of(self.hooked)
+        self.items = 600     # what `atc ingest` of the folder leaves at least (measured anew)
+
+
+def _session_of(transcript: Path) -> str:
+    with open(transcript, encoding="utf-8") as lines:
+        for line in lines:
+            session = json.loads(line).get("sessionId") if line.strip() else None
+            if session:
+                return session
+    raise SystemExit(f"{transcript}: no sessionId")
+
+
+CORPUS: Corpus   # set by main()
 FORGET_TEXT = "the vault passphrase is plum-orchid-4471 for the staging cluster"
 FAILURES: list[str] = []
 
@@ -48,9 +84,10 @@ def check(ok: bool, what: str) -> None:
 
 
 def atc(*args: str, home: Path, stdin: str | None = None, timeout: float = 900,
-        env: dict | None = None) -> subprocess.CompletedProcess:
+        env: dict | None = None, limit: Any = None) -> subprocess.CompletedProcess:
+    """Run ``atc ARGS --home HOME``; ``limit``: run in the child before it starts."""
     return subprocess.run([ATC, *args, "--home", str(home)], capture_output=True, text=True,
-                          input=stdin, timeout=timeout, env=env)
+                          input=stdin, timeout=timeout, env=env, preexec_fn=limit)
 
 
 def handles(home: Path) -> list[str] | str:
@@ -73,8 +110,8 @@ def prepare(work: Path) -> dict[str, Path]:
     """Homes each command starts from, built once on the ordinary disk."""
     data = work / "data"
     data.mkdir()
-    for name in SMALL:
-        shutil.copy(DATA / name, data / name)
+    for name in CORPUS.small:
+        shutil.copy(CORPUS.folder / name, data / name)
     bases = {}
     ingested = new_home(work / "ingested")
     run_ok(atc("ingest", str(data), home=ingested), "prepare: ingest")
@@ -115,7 +152,7 @@ def command_line(name: str, home: Path, work: Path, target: str) -> tuple[list[s
     if name == "curate":
         return ["curate"], None
     if name == "ingest":
-        return ["ingest", str(DATA)], None
+        return ["ingest", str(CORPUS.folder)], None
     if name == "forget":
         return ["forget", target, "--yes", "--reason", "probe"], None
     if name == "cells":
@@ -124,7 +161,7 @@ def command_line(name: str, home: Path, work: Path, target: str) -> tuple[list[s
         return ["grant", "add", "bob", "--segment", "default"], None
     if name == "hook":
         payload = {"session_id": "probe", "cwd": "/work/app", "hook_event_name": "Stop",
-                   "transcript_path": str(DATA / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl")}
+                   "transcript_path": str(CORPUS.hooked)}
         return ["hook", "stop", "--foreground"], json.dumps(payload)
     raise SystemExit(f"unknown command {name}")
 
@@ -154,11 +191,11 @@ def _cells(home: Path, target: str) -> str:
 
 def _ingested(home: Path, target: str) -> str:
     n = _count(home, "item(H)")
-    return "" if n >= 600 else f"({n} items)"
+    return "" if n >= CORPUS.items else f"({n} items)"
 
 
 def _hooked(home: Path, target: str) -> str:
-    n = _count(home, "item(H), item_session(H, S), sub_atom(S, _, _, _, 'fa812bfe')")
+    n = _count(home, f"item(H), item_session(H, S), sub_atom(S, _, _, _, '{CORPUS.session}')")
     return "" if n > 0 else f"({n} items of the captured session)"
 
 
@@ -199,13 +236,41 @@ class SmallDisk:
         st = os.statvfs(self.mount)
         return st.f_bavail * st.f_frsize
 
-    def fill(self, leave: int) -> Path:
-        filler = self.mount / "filler"
+    def fill(self, leave: int) -> None:
         room = self.free() - leave
         if room > 0:
-            with open(filler, "wb") as out:
+            with open(self.mount / "filler", "wb") as out:
                 os.posix_fallocate(out.fileno(), 0, room)
-        return filler
+
+    def free_up(self) -> None:
+        (self.mount / "filler").unlink(missing_ok=True)
+
+    limit = None   # the command runs as it is: the file system refuses
+
+
+class FileSizeLimit:
+    """No root needed: the trial's home on the ordinary disk, in ``folder``, and its command run
+    with a file-size limit at the home's largest file plus ``leave`` bytes (``EFBIG``: no
+    file grows past it; Python ignores SIGXFSZ, so the write fails rather than the process)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.mount, self.cap = folder, resource.RLIM_INFINITY
+
+    def __enter__(self) -> "FileSizeLimit":
+        self.mount.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        shutil.rmtree(self.mount, ignore_errors=True)
+
+    def fill(self, leave: int) -> None:
+        self.cap = max(p.stat().st_size for p in self.mount.rglob("*") if p.is_file()) + leave
+
+    def free_up(self) -> None:
+        self.cap = resource.RLIM_INFINITY
+
+    def limit(self) -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.cap, self.cap))
 
 
 def used_by(name: str, bases: dict[str, Path], work: Path, target: str) -> int:
@@ -216,6 +281,8 @@ def used_by(name: str, bases: dict[str, Path], work: Path, target: str) -> int:
     before = sum(p.stat().st_size for p in home.rglob("*") if p.is_file())
     args, stdin = command_line(name, home, work, target)
     run_ok(atc(*args, home=home, stdin=stdin, env=hook_env()), f"measure {name}")
+    if name == "ingest":
+        CORPUS.items = _count(home, "item(H)")
     after = sum(p.stat().st_size for p in home.rglob("*") if p.is_file())
     shutil.rmtree(home)
     return max(after - before, 4096)
@@ -225,22 +292,46 @@ def hook_env() -> dict:
     return {**os.environ, "ATC_HOOK_SERVER": "off"}
 
 
-def trial(name: str, leave: int, bases: dict[str, Path], work: Path, target: str,
-          before: dict[str, list[str]]) -> None:
-    base = bases[BASE_OF[name]]
+def small_disk(fault: str, base: Path, work: Path) -> Any:
+    """Where a trial's home lies, and how its room is taken: a tmpfs filled up (``disk``,
+    root) or a file-size limit on the command (``fsize``)."""
+    if fault == "fsize":
+        return FileSizeLimit(work / "limited")
     base_size = sum(p.stat().st_size for p in base.rglob("*") if p.is_file())
-    mount = work / "mnt"
-    with SmallDisk(mount, base_size * 3 + 64 * 2**20) as disk:
-        home = mount / "home"
+    return SmallDisk(work / "mnt", base_size * 3 + 64 * 2**20)
+
+
+def hook_said(done: subprocess.CompletedProcess, home: Path, label: str) -> None:
+    """A capture that completed is silent (exit 0); one refused says so in one line on stderr
+    with status 1 (Claude Code's non-blocking error, shown to the user) and leaves the mark
+    ``atc doctor`` names until a capture completes."""
+    err = done.stderr.strip().splitlines()
+    if done.returncode == 0:
+        check(done.stdout == "" and not err, f"{label}: hook completed silently")
+        return
+    check(done.returncode == 1 and done.stdout == "" and len(err) == 1
+          and err[0].startswith("atc: this turn's capture failed"),
+          f"{label}: hook refused says so in one line, exit 1 (exit {done.returncode}: "
+          f"{err[-1][:110] if err else ''})")
+    doctor = atc("doctor", home=home)
+    check(doctor.returncode == 1 and "NOT CAPTURED" in doctor.stdout,
+          f"{label}: atc doctor names the capture that failed")
+
+
+def trial(name: str, leave: int, bases: dict[str, Path], work: Path, target: str,
+          before: dict[str, list[str]], fault: str = "disk") -> None:
+    base = bases[BASE_OF[name]]
+    with small_disk(fault, base, work) as disk:
+        home = disk.mount / "home"
         shutil.copytree(base, home)
-        filler = disk.fill(leave)
+        disk.fill(leave)
         args, stdin = command_line(name, home, work, target)
         label = f"{name} leave={leave}"
-        done = atc(*args, home=home, stdin=stdin, env=hook_env())
+        done = atc(*args, home=home, stdin=stdin, env=hook_env(), limit=disk.limit)
         err = done.stderr.strip().splitlines()
-        filler.unlink(missing_ok=True)
+        disk.free_up()
         if name == "hook":
-            check(done.returncode == 0 and done.stdout == "", f"{label}: hook exits 0 silently")
+            hook_said(done, home, label)
         elif done.returncode != 0:
             check("Traceback" not in done.stderr and bool(err) and err[-1].startswith("atc: "),
                   f"{label}: refused in one line (exit {done.returncode}: "
@@ -262,7 +353,10 @@ def trial(name: str, leave: int, bases: dict[str, Path], work: Path, target: str
         again = atc(*args, home=home, stdin=stdin, env=hook_env())
         gone_already = (name == "forget" and again.returncode == 2
                         and "no such item" in again.stderr)
-        check(again.returncode == 0 or gone_already,
+        # a capture again, after one refused: it says that one failed (exit 1) and takes it in
+        retold = (name == "hook" and done.returncode != 0 and again.returncode == 1
+                  and again.stderr.startswith("atc: the capture of an earlier turn"))
+        check(again.returncode == 0 or gone_already or retold,
               f"{label}: the same command with room completes "
               f"(exit {again.returncode} {again.stderr.strip()[-140:]})")
         finished = FINISHED[name](home, target)
@@ -285,9 +379,16 @@ def main() -> int:
                         help="free bytes to leave, comma-separated, instead of the sweep")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--data", type=Path, default=DATA,
+                        help="a folder of Claude Code transcripts (see Corpus)")
+    parser.add_argument("--fault", choices=("disk", "fsize"), default="disk",
+                        help="disk: a full tmpfs (root); fsize: a file-size limit (any user)")
     options = parser.parse_args()
-    if os.geteuid() != 0:
-        raise SystemExit("disk_faults.py mounts a tmpfs per trial: run it as root")
+    if options.fault == "disk" and os.geteuid() != 0:
+        raise SystemExit("disk_faults.py mounts a tmpfs per trial: run it as root, or with "
+                         "--fault fsize")
+    global CORPUS
+    CORPUS = Corpus(options.data)
     rng = random.Random(options.seed)
     work = options.work or Path(tempfile.mkdtemp(prefix="disk-faults-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -303,7 +404,7 @@ def main() -> int:
         if options.leaves:
             leaves = [int(n) for n in options.leaves.split(",")]
         for leave in leaves:
-            trial(name, leave, bases, work, target, before)
+            trial(name, leave, bases, work, target, before, options.fault)
     print(f"{len(FAILURES)} checks failed" if FAILURES else "all checks passed")
     return 1 if FAILURES else 0
 

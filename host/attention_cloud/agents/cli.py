@@ -191,10 +191,13 @@ def _capture_command(event: str) -> click.Command:
                   help="Do the work before returning (default: a detached background process).")
     @home_option
     def capture_event(foreground: bool, home: str | None) -> None:
+        from .hook_guard import HookNotice
         from .hooks import MAX_PAYLOAD_BYTES, capture
 
         raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
-        capture(raw, _hook_home(home), event=event, foreground=foreground)
+        notice = capture(raw, _hook_home(home), event=event, foreground=foreground)
+        if notice:
+            raise HookNotice(notice)
 
     capture_event.__doc__ = (f"{'Stop' if event == 'stop' else 'SessionEnd'}: ingest and curate "
                              "the session's transcript into the project's segment (incremental).")

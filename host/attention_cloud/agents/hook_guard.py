@@ -6,7 +6,8 @@ click answers a command line it refuses (``--budget 0``, an option this ``atc`` 
 ``ATC_HOME`` naming a file) with exactly that status, so a settings entry with one bad option
 blocked every prompt. For a hook call, such an error is one line in ``hooks.log`` (when the
 home is a folder) and on stderr, which Claude Code does not show for status 0, and the status
-is 0: the hook ran nothing, as for any other error it meets.
+is 0: the hook ran nothing, as for any other error it meets. The one exception is a
+:class:`HookNotice`, status 1: Claude Code's non-blocking error, shown to the user.
 """
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from typing import Any, Callable, NoReturn
 
 #: Root options of ``atc`` that take a value (the one before ``hook`` is skipped with it).
 _ROOT_VALUE_OPTIONS = ("--home",)
+
+
+class HookNotice(Exception):
+    """A line the user must see (a capture that failed: :mod:`.missed_captures`), which the
+    hook prints on stderr with :data:`STATUS`: Claude Code shows a hook's stderr to the user
+    for a status other than 0 and 2 and goes on (a *non-blocking* error)."""
+
+    STATUS = 1
 
 
 def is_hook_call(args: list[str]) -> bool:
@@ -75,6 +84,9 @@ def run_hook_call(main: Callable[..., Any], args: list[str], **options: Any) -> 
         if home is not None:
             log(home, "hook", f"error: {message} (`atc {' '.join(args)}` ran nothing)")
         click.echo(f"atc: {message}", err=True)
+    except HookNotice as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(HookNotice.STATUS)
     except (click.Abort, SystemExit):
         pass
     sys.exit(0)

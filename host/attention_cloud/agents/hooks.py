@@ -18,7 +18,9 @@ project, a quarter for the notes). ``--segment S`` on the hook command names the
 instead.
 
 A hook never blocks the prompt: any error (bad payload, missing home, a busy writer, a bug) is
-written to ``home/hooks.log`` and the hook exits 0 printing nothing.
+written to ``home/hooks.log`` and the hook exits 0 printing nothing, but for a capture that
+failed (:mod:`.missed_captures`): the session's next capture hook says so in one line on
+stderr, with status 1, Claude Code's non-blocking error, which it shows the user.
 """
 from __future__ import annotations
 
@@ -34,8 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from ..api_lock import serialised
-from ..errors import one_line
+from ..errors import WriterBusy, one_line, write_refused
 from ..line_files import append_line
+from .missed_captures import (clear_mark, mark_capturing, mark_missed, session_key,
+                              stop_notice)
 
 #: The largest hook payload read from stdin (a prompt is pasted text; 4 MiB is plenty).
 MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
@@ -124,8 +128,7 @@ def log(home: Path, event: str, message: str) -> None:
 
 # -- per-session state ----------------------------------------------------------------------
 def _state_path(home: Path, session_id: str) -> Path:
-    key = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-    return home / "hooks" / "sessions" / f"{key}.json"
+    return home / "hooks" / "sessions" / f"{session_key(session_id)}.json"
 
 
 def injected_before(home: Path, session_id: str) -> set[str]:
@@ -357,14 +360,16 @@ def _subagent_dir(transcript: str) -> str:
 
 
 # -- capture --------------------------------------------------------------------------------
-def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = False) -> None:
+def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = False) -> str:
     """``atc hook stop|session-end``: ingest and curate the session's transcript (and its
     subagent transcripts) into the project segment. In the background unless ``foreground``:
     the hook returns at once and a detached process does the work. The home's recall server,
     when one runs, is asked to do it (it holds memory open and where it left each transcript,
     so a turn costs what the turn added: see :mod:`.recall_server`); when none answers, or it
     cannot write now, this process does it (a whole reading of the transcript). Never raises;
-    errors go to ``home/hooks.log``."""
+    errors go to ``home/hooks.log``, and a capture that fails leaves a mark
+    (:mod:`.missed_captures`). Returns the line the hook prints on stderr, with status 1, or
+    "": an earlier capture of the session failed, or (``foreground``) this one did."""
     try:
         payload = read_payload(raw)
         session = _text_field(payload, "session_id", required=False)
@@ -374,23 +379,38 @@ def capture(raw: bytes | str, home: Path, *, event: str, foreground: bool = Fals
             raise HookInputError(f"transcript {transcript} is not a file")
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"error: {_describe(exc)}")
-        return
+        return ""
+    notice = stop_notice(home, session)
     if not foreground and _detach():
-        return                               # the parent: the hook is done
+        return notice                        # the parent: the hook is done
+    if home.is_dir():                        # a home the capture makes has no mark to hold
+        mark_capturing(home, event=event, session_id=session, transcript=transcript, cwd=cwd)
     try:
         served = _captured_by_server(home, event, session, transcript, cwd)
         if not served:
             _ingest_session(home, event, session, transcript, cwd,
                             wait=None if foreground else CAPTURE_LOCK_WAIT_S)
+        clear_mark(home, session)
         if served is None and event == "stop":
             from .recall_server import start
 
             start(home)                      # after the capture: the next turn's is warm
+    except WriterBusy as exc:   # waited for, or --foreground: the next Stop catches up, as said
+        log(home, event, f"session={session} error: {_describe(exc)}")
+        clear_mark(home, session, completed=False)
     except BaseException as exc:  # noqa: BLE001
         log(home, event, f"session={session} error: {_describe(exc)}")
+        why = write_refused(exc) or (one_line(exc, "cli") if str(exc).strip()
+                                     else type(exc).__name__)
+        mark_missed(home, event=event, session_id=session, transcript=transcript, cwd=cwd,
+                    why=why)
+        if foreground:   # said now, once: the mark says it to the next hook and to doctor
+            notice = (f"atc: this turn's capture failed ({why}); the next turn's capture "
+                      "reads the transcript again")
     finally:
         if not foreground:
             os._exit(0)
+    return notice
 
 
 def _captured_by_server(home: Path, event: str, session: str, transcript: str,

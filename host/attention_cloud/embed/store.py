@@ -155,13 +155,16 @@ _MANIFEST_INTEGERS = ("dim", "generation", "next_id", "rows")
 
 
 def read_manifest(directory: Path) -> dict | None:
-    """The manifest of the store in ``directory`` (None when it has none): a file that is no
-    manifest a store wrote (cut short, garbled, replaced) raises the store's damaged error,
-    which names the remedy."""
+    """The manifest of the store in ``directory`` (None when it has none and no vector log:
+    a store not written yet): a file that is no manifest a store wrote (cut short, garbled,
+    replaced), or none beside vector logs (a writer writes its manifest before any log), raises
+    the store's damaged error, which names the remedy."""
     path = directory / MANIFEST
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if _vector_logs(directory):
+            raise _damaged(directory, "it has vector logs but no manifest") from None
         return None
     except (ValueError, UnicodeDecodeError) as exc:
         raise _damaged(directory, f"its manifest {path} is not valid JSON") from exc
@@ -183,8 +186,6 @@ def check_store(directory: Path) -> None:
         return
     manifest = read_manifest(directory)
     if manifest is None:
-        if _vector_logs(directory):
-            raise _damaged(directory, "it has vector logs but no manifest")
         return
     VectorStore.open(directory, embedder_id=manifest["embedder_id"], dim=manifest["dim"],
                      read_only=True).close()
@@ -361,8 +362,6 @@ class VectorStore:
             self._dtype = ROW_TYPES[manifest["format"]]
             self._key_snapshot = manifest.get("key_snapshot")
             self._store_id = manifest.get("store_id") or uuid.uuid4().hex  # older stores: named now
-        elif self._vector_logs():
-            raise _damaged(self.directory, "it has vector logs but no manifest")
         else:
             self._store_id = uuid.uuid4().hex
             self._write_manifest()
@@ -406,8 +405,6 @@ class VectorStore:
         for _ in range(attempts):
             manifest = self._read_manifest()
             if manifest is None:
-                if self._vector_logs():   # a writer writes its manifest before any log
-                    raise _damaged(self.directory, "it has vector logs but no manifest")
                 return  # nothing committed yet: an empty store
             self._generation = int(manifest["generation"])
             self._dtype = ROW_TYPES[manifest["format"]]
