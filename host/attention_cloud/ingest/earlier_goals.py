@@ -155,14 +155,18 @@ def _goal_lines(file: Path) -> list[tuple[int, str]]:
         data = file.read_bytes()
     except OSError:
         return []
+    # a file that is itself a resumed session's new records goes on from the goal active
+    # where its first record follows on from (a chain of --continue files: C after B after A)
+    start = _goal_at_start(file, data)
     try:
         # named as no file is, so that its reading looks for nothing beside it
-        items = parse_source(make_source(_user_turns(data), name=str(file),
+        items = parse_source(make_source(_user_turns(data, start), name=str(file),
                                          pointer_base=f"{file} (user turns)"),
                              format="claude-code").items
     except InputError:
         items = []
-    goals = [(int(item.pointer.rpartition(":")[2]), item.goal) for item in items
+    shift = 1 if start else 0   # the reading's line 1 sets the start goal (line 0 of the file)
+    goals = [(int(item.pointer.rpartition(":")[2]) - shift, item.goal) for item in items
              if not any(p == "sidechain" for _, p, _ in item.relations)]
     _readings[key] = goals
     while len(_readings) > _KEPT_READINGS:
@@ -170,11 +174,30 @@ def _goal_lines(file: Path) -> list[tuple[int, str]]:
     return goals
 
 
-def _user_turns(data: bytes) -> bytes:
+def _goal_at_start(file: Path, data: bytes) -> str | None:
+    """The goal active at the record that ``file``'s first record follows on from
+    (``parentUuid``), when another file beside it holds that record; None otherwise (a file
+    that begins a conversation, or the record is found nowhere)."""
+    for line in data.split(b"\n", 64)[:64]:
+        if RECORD_UUID.search(line) is None:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        parent = record.get("parentUuid") if isinstance(record, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("uuid"), str):
+            return EarlierGoals(str(file)).goal_at(parent) \
+                if isinstance(parent, str) and parent else None
+    return None
+
+
+def _user_turns(data: bytes, start: str | None = None) -> bytes:
     """``data`` (JSON Lines) with only the user's messages left (a ``user`` record holding no
     tool result, a queued prompt's ``attachment``), every other line blank, and all of them in
     one session: the file is one conversation, a resumed one's copies included, whose goal
-    goes on from one message to the next."""
+    goes on from one message to the next. ``start``: the goal the file goes on with (its
+    first user message's record then follows on from a record that names it as a goal)."""
     lines = data.split(b"\n")
     for n, line in enumerate(lines):
         said = _SAID.search(line)
@@ -189,4 +212,8 @@ def _user_turns(data: bytes) -> bytes:
         if isinstance(record, dict):
             record["sessionId"] = _ONE_SESSION
             lines[n] = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if start:   # a line 0 that sets it: the items' lines stay those of the file
+        lines.insert(0, json.dumps({"type": "user", "sessionId": _ONE_SESSION, "uuid": "",
+                                    "message": {"role": "user", "content": start}},
+                                   ensure_ascii=False).encode("utf-8", "surrogatepass"))
     return b"\n".join(lines)

@@ -1,0 +1,54 @@
+"""Claude Code sessions resumed more than once (``claude --continue`` after ``--continue``):
+three files A, B, C, each a new session id. Whether the later files hold copies of the earlier
+records (rewritten with their own id) or only their new records (each first record following
+on, ``parentUuid``, from the last of the file before), every record is one item, every item
+has the goal A's user set, and ingesting the files again, in any order, adds nothing."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from attention_cloud import Memory
+from attention_cloud.ingest import parse_path
+from claude_code_21 import cc21_turn, write_records
+
+A = "a0000001-0000-4000-8000-000000000001"
+B = "b0000002-0000-4000-8000-000000000002"
+C = "c0000003-0000-4000-8000-000000000003"
+GOAL = "Find out why the nightly export job writes an empty CSV and fix it."
+
+
+def _chain(folders: list[Path], copies: bool) -> list[Path]:
+    """A's file, then B's (resuming A: ``continue``), then C's (resuming B: ``go on``), in
+    ``folders`` (one each)."""
+    a = cc21_turn(A, 1, GOAL, "dry-run")
+    b_new = cc21_turn(B, 4, "continue", "full")
+    c_new = cc21_turn(C, 7, "go on", "again")
+    b = [dict(r, sessionId=B) for r in a] + b_new if copies else b_new
+    c = [dict(r, sessionId=C) for r in a + b_new] + c_new if copies else c_new
+    return [write_records(folder / f"{sid}.jsonl", records)
+            for folder, sid, records in zip(folders, (A, B, C), (a, b, c))]
+
+
+def test_the_third_file_of_new_records_goes_on_with_the_first_files_goal(tmp_path):
+    # C follows on from B's last record; B's own first record follows on from A's: the goal
+    # at B's end is A's task (B's "continue" a turn under it), not B's nudge nor none.
+    files = _chain([tmp_path] * 3, copies=False)
+    assert [(i.session, i.goal) for i in parse_path(files[2]).items] == [(C, GOAL)]
+
+
+@pytest.mark.parametrize("copies", [True, False], ids=["copies", "new-records-only"])
+def test_a_chain_of_three_in_any_order_is_held_once_with_its_goal(tmp_path, copies):
+    for n, order in enumerate(itertools.permutations(range(3))):
+        files = _chain([tmp_path / f"run{n}"] * 3, copies)
+        with Memory.open(tmp_path / f"home{n}") as mem:
+            for i in order:
+                mem.ingest([str(files[i])])
+            again = mem.ingest([str(f) for f in reversed(files)])
+            rows = mem.query("item_text(H, T), item_goal(H, G)", limit=100).rows
+        assert again.new == 0, order
+        assert len(rows) == len({r["T"] for r in rows}) == 4, order   # none twice
+        assert {r["G"] for r in rows} == {GOAL}, order
