@@ -6,6 +6,7 @@
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
+            api_sources_ending/2,       % +Extension, -Sources
             api_session_pointers/2,     % +Sessions, -Pairs
             api_sessions_apart/2,       % +Stems, -Pairs
             api_session_sources/2,      % +Sessions, -Pairs
@@ -345,6 +346,15 @@ source_mark_(Source, Mark) :-
     ->  Mark = mark(Size, Digest)
     ;   Mark = none
     ).
+
+%!  api_sources_ending(+Extension:atom, -Sources:list(atom)) is det.
+%   The sources memory holds a watermark of whose name ends in Extension (`'.jsonl'`), sorted:
+%   where an earlier part of a Claude Code conversation read from another folder may be.
+api_sources_ending(Extension, Sources) :-
+    must_be(atom, Extension),
+    findall(Source, ( journal_watermark(Source, _, _), atom_concat(_, Extension, Source) ),
+            Found),
+    sort(Found, Sources).
 
 %!  api_erasable(+Handles:list, -Items:list(dict)) is det.
 %   What erasing each of Handles must find and remove (journal_erasable/2), in order.

@@ -52,3 +52,38 @@ def test_a_chain_of_three_in_any_order_is_held_once_with_its_goal(tmp_path, copi
         assert again.new == 0, order
         assert len(rows) == len({r["T"] for r in rows}) == 4, order   # none twice
         assert {r["G"] for r in rows} == {GOAL}, order
+
+
+@pytest.mark.parametrize("copies", [True, False], ids=["copies", "new-records-only"])
+def test_files_of_a_chain_in_three_folders_read_in_order_are_held_once(tmp_path, copies):
+    # Each file in a folder of its own (a project moved between resumes, sessions copied
+    # aside, ingested from a backup): the earlier files are found among those memory read.
+    files = _chain([tmp_path / "x", tmp_path / "y", tmp_path / "z"], copies)
+    with Memory.open(tmp_path / "home") as mem:
+        news = [mem.ingest([str(f)]).new for f in files]
+        again = mem.ingest([str(f) for f in files])
+        rows = mem.query("item_text(H, T), item_session(H, S), item_goal(H, G)", limit=100).rows
+    assert again.new == 0 and sum(news) == len(rows) == 4
+    assert {r["G"] for r in rows} == {GOAL}
+    assert sorted(r["S"] for r in rows) == [A, A, B, C]
+
+
+def test_a_resumed_file_read_with_its_earlier_file_from_another_folder_is_not_doubled(tmp_path):
+    a, b, _ = _chain([tmp_path / "backup", tmp_path / "project", tmp_path / "z"], copies=True)
+    with Memory.open(tmp_path / "home") as mem:
+        report = mem.ingest([str(b), str(a)])
+        sessions = sorted(r["S"] for r in mem.query("item_session(H, S)", limit=100).rows)
+    assert report.new == 3 and sessions == [A, A, B]
+
+
+def test_a_file_moved_after_ingest_and_read_again_there_keeps_its_copies_single(tmp_path):
+    # A read, then moved to another folder and read there (its items point there now); B,
+    # resumed from A in the project folder, is read after.
+    a, b, _ = _chain([tmp_path / "old", tmp_path / "project", tmp_path / "z"], copies=True)
+    with Memory.open(tmp_path / "home") as mem:
+        mem.ingest([str(a)])
+        moved = tmp_path / "archive" / a.name
+        moved.parent.mkdir()
+        a.rename(moved)
+        assert mem.ingest([str(moved)]).new == 0
+        assert mem.ingest([str(b)]).new == 1

@@ -649,8 +649,9 @@ class Memory:
             unfinished.items() if isinstance(unfinished, Mapping) else ((p, 0) for p in unfinished))}
         sessions = self._distinct_default_sessions(names)
         max_item_chars = self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS)
+        elsewhere = self._session_files_elsewhere(files)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
-                                  max_item_chars, sessions, self.read_points)
+                                  max_item_chars, sessions, self.read_points, elsewhere)
         pages_replaced = self._thread_pages_held(names)
         users = _UserSpeakers(self._user_speakers)
 
@@ -663,7 +664,8 @@ class Memory:
                 if returning and not returning & users.of(parsed.named_roles):
                     parsed = _parse_one(path, name, known, format, item_budget, segment, limit,
                                         open_tails.get(str(path)), max_item_chars,
-                                        sessions.get(name), returning, self.read_points)
+                                        sessions.get(name), returning, self.read_points,
+                                        elsewhere)
                 users.took(parsed.named_roles)
                 yield parsed
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
@@ -704,6 +706,19 @@ class Memory:
                 ingest_index.drop_entries(self, report.new_handles)  # items no longer there
             raise
         return report
+
+    def _session_files_elsewhere(self, files: list[Path]) -> tuple[str, ...]:
+        """The JSON Lines files (Claude Code sessions, but for subagents' own) read by this
+        call or an earlier ingest, where a session of ``files`` resumed from another folder may
+        find its earlier part (:mod:`.ingest.earlier_copies`); () when no file of ``files`` is
+        JSON Lines."""
+        if not any(path.suffix == ".jsonl" for path in files):
+            return ()
+        (held,) = self.pl.once("atc_api:api_sources_ending", Atom(".jsonl"), Var())
+        found = {os.path.abspath(str(source)) for source in held}
+        found.update(os.path.abspath(path) for path in files if path.suffix == ".jsonl")
+        return tuple(sorted(path for path in found
+                            if os.path.basename(os.path.dirname(path)) != "subagents"))
 
     def _session_sources(self, sessions: Iterable[str]) -> dict[str, list[str]]:
         """The source files memory holds live items of each of ``sessions`` from."""
@@ -1449,12 +1464,21 @@ WORKER_NICENESS = 2
 PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
 
 
-def _parse_worker_start(niceness: int, parent: int) -> None:
+#: The session files of other folders a parse worker's files may resume (its initializer sets it).
+_worker_elsewhere: tuple[str, ...] = ()
+
+
+def _parse_worker_start(niceness: int, parent: int, elsewhere: tuple[str, ...] = ()) -> None:
     """Initializer of a parse worker: a lower priority, and death with the process that
     forked it (a killed ``atc ingest`` leaves no orphaned parsers): Linux's
-    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, then a check that the parent did not die first."""
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, then a check that the parent did not die first.
+    ``elsewhere``: the session files of other folders every file it parses may resume
+    (handed once to the worker, not with each file)."""
     import ctypes
     import signal
+
+    global _worker_elsewhere
+    _worker_elsewhere = elsewhere
 
     os.nice(niceness)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on
@@ -1549,7 +1573,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                settled: int | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
                session: str | None = None, user_names: frozenset[str] = frozenset(),
-               read_points: ReadPoints | None = None) -> _Parsed:
+               read_points: ReadPoints | None = None,
+               elsewhere: tuple[str, ...] | None = None) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.open_calls import is_unanswered_call
     from .ingest.side_files import side_files_digest
@@ -1567,6 +1592,7 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                                skipped=[], unchanged=True)
             source = finished
+        source.elsewhere = _worker_elsewhere if elsewhere is None else elsewhere
         side = side_files_digest(path)
         size, digest = len(source.data), _read_digest(source.data, format, item_budget, segment,
                                                       session, side)
@@ -1662,12 +1688,14 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                open_tails: Mapping[str, int] | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
                sessions: Mapping[str, str] | None = None,
-               read_points: ReadPoints | None = None) -> Iterator[_Parsed]:
+               read_points: ReadPoints | None = None,
+               elsewhere: tuple[str, ...] = ()) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded). Of a
     file in ``open_tails`` grown past the size given there only the finished part is parsed
     (see :meth:`Memory.ingest`, ``unfinished``). A file read before in this process is read
     on from where it was left (``read_points``) when parsed here; workers read whole.
+    ``elsewhere``: session files of other folders a resumed session's earlier part may be in.
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -1678,7 +1706,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
                              (open_tails or {}).get(str(path)), max_item_chars,
-                             (sessions or {}).get(name), read_points=read_points)
+                             (sessions or {}).get(name), read_points=read_points,
+                             elsewhere=elsewhere)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -1687,7 +1716,7 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     # the pipeline, and on a busy machine it should not wait behind its own parsers.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_parse_worker_start,
-                               initargs=(WORKER_NICENESS, os.getpid()))
+                               initargs=(WORKER_NICENESS, os.getpid(), elsewhere))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
                                                 (open_tails or {}).get(str(p)), max_item_chars,

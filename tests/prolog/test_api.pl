@@ -53,6 +53,19 @@ test(told_apart_sessions_of_the_stem, [true(Pairs == ['chat~0a1b2c3d'-"/y/chat.t
 
 :- end_tests(api_sessions_apart).
 
+:- begin_tests(api_sources_ending, [setup(fresh), cleanup(fresh)]).
+
+% The files memory read whose names end so, each once and sorted: where a Claude Code session
+% resumed from another folder finds its earlier part.
+test(sources_of_the_extension, [true(Sources == ['/a/s1.jsonl', '/b/s2.jsonl'])]) :-
+    journal_set_watermark('/b/s2.jsonl', 10, "d1"),
+    journal_set_watermark('/a/s1.jsonl', 20, "d2"),
+    journal_set_watermark('/a/notes.md', 30, "d3"),
+    journal_set_watermark('/a/s1.jsonl', 25, "d4"),
+    api_sources_ending('.jsonl', Sources).
+
+:- end_tests(api_sources_ending).
+
 :- begin_tests(api_segments_held, [setup(fresh), cleanup(fresh)]).
 
 test(other_segments_counted, [setup(fresh), true(Held == [chat-2, default-1])]) :-
