@@ -708,17 +708,29 @@ class Memory:
         return report
 
     def _session_files_elsewhere(self, files: list[Path]) -> tuple[str, ...]:
-        """The JSON Lines files (Claude Code sessions, but for subagents' own) read by this
-        call or an earlier ingest, where a session of ``files`` resumed from another folder may
-        find its earlier part (:mod:`.ingest.earlier_copies`); () when no file of ``files`` is
-        JSON Lines."""
-        if not any(path.suffix == ".jsonl" for path in files):
+        """The JSON Lines files where a Claude Code session of ``files`` resumed from another
+        folder may find its earlier part (:mod:`.ingest.earlier_files`): the others of this
+        call, and those memory read items from at the times the sessions' first records
+        copy, or just before a file of new records began. () when none of ``files`` is JSON
+        Lines; subagents' own files are never an earlier part."""
+        from .ingest.earlier_files import SESSIONS_BEFORE, head_times
+
+        sessions = [str(path) for path in files
+                    if path.suffix == ".jsonl" and path.parent.name != "subagents"]
+        if not sessions:
             return ()
-        (held,) = self.pl.once("atc_api:api_sources_ending", Atom(".jsonl"), Var())
-        found = {os.path.abspath(str(source)) for source in held}
-        found.update(os.path.abspath(path) for path in files if path.suffix == ".jsonl")
-        return tuple(sorted(path for path in found
-                            if os.path.basename(os.path.dirname(path)) != "subagents"))
+        found = set(map(os.path.abspath, sessions))
+        heads = [head_times(path) for path in sessions]
+        times = sorted(set().union(*(head.times for head in heads)))
+        if times:
+            (held,) = self.pl.once("atc_api:api_sources_at_times", times, Var())
+            found.update(str(source) for source in held)
+        for start in sorted({head.follows_from for head in heads if head.follows_from}):
+            (held,) = self.pl.once("atc_api:api_sources_before", start, SESSIONS_BEFORE, Var())
+            found.update(str(source) for source in held)
+        return tuple(sorted(os.path.abspath(path) for path in found
+                            if path.endswith(".jsonl")
+                            and os.path.basename(os.path.dirname(path)) != "subagents"))
 
     def _session_sources(self, sessions: Iterable[str]) -> dict[str, list[str]]:
         """The source files memory holds live items of each of ``sessions`` from."""

@@ -13,9 +13,9 @@ one folder): a smaller ``*.jsonl`` file among whose first records (the first
 conversation started, perhaps without the hook records before its first message), the same
 record but for its ``sessionId``. Where several are (a conversation resumed more than once),
 each record takes the session of the smallest file holding it: the first that wrote it.
-``Memory.ingest`` also names the session files of other folders that it reads or read before
-(``Source.elsewhere``): an earlier file among those is found the same way (a project moved
-between two resumes, a session read from a backup folder).
+``Memory.ingest`` also names session files of other folders that may hold it
+(``Source.elsewhere``, :mod:`.earlier_files`): an earlier file among those is found the same
+way (a project moved between two resumes, a session read from a backup folder).
 """
 
 from __future__ import annotations

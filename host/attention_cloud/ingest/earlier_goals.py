@@ -12,7 +12,7 @@ the goal active there goes on here:
 The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
 its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
 beside it, and the session files of other folders ``Memory.ingest`` names
-(``Source.elsewhere``), whose last records (:data:`_TAIL_BYTES`) name the record. The goal at
+(``Source.elsewhere``, :mod:`.earlier_files`), whose last records (:data:`_TAIL_BYTES`) name the record. The goal at
 the record is the goal of the other file's last user turn at or before the record's line, read
 as this reader reads it (what an ingest of that file holds), that file going on in turn from
 the goal where its own first record follows on from (a chain of ``--continue`` files).

@@ -89,8 +89,8 @@ class Source:
     resume_at: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
     at_last_line: Any = field(default=None, repr=False, compare=False)
     # Other files, outside this one's folder, that may hold an earlier part of its
-    # conversation (the Claude Code sessions memory read, and those read with it): a resumed
-    # session's old file looked for there too (:mod:`.earlier_copies`, :mod:`.earlier_goals`).
+    # conversation (:mod:`.earlier_files`): a resumed Claude Code session's old file is looked
+    # for there too (:mod:`.earlier_copies`, :mod:`.earlier_goals`).
     elsewhere: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def keep_document(self, document: Any) -> None:
