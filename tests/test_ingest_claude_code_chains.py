@@ -68,6 +68,19 @@ def test_files_of_a_chain_in_three_folders_read_in_order_are_held_once(tmp_path,
     assert sorted(r["S"] for r in rows) == [A, A, B, C]
 
 
+def test_copies_of_a_chain_in_three_folders_are_held_once_in_any_order(tmp_path):
+    # A file read before the one it copies is read again after it (its copies superseded).
+    for n, order in enumerate(itertools.permutations(range(3))):
+        files = _chain([tmp_path / f"{n}" / d for d in ("x", "y", "z")], copies=True)
+        with Memory.open(tmp_path / f"home{n}") as mem:
+            for i in order:
+                mem.ingest([str(files[i])])
+            again = mem.ingest([str(f) for f in files])
+            rows = mem.query("item_text(H, T), item_session(H, S)", limit=100).rows
+        assert again.new == 0, order
+        assert sorted(r["S"] for r in rows) == [A, A, B, C], order
+
+
 def test_a_resumed_file_read_with_its_earlier_file_from_another_folder_is_not_doubled(tmp_path):
     a, b, _ = _chain([tmp_path / "backup", tmp_path / "project", tmp_path / "z"], copies=True)
     with Memory.open(tmp_path / "home") as mem:
@@ -87,3 +100,18 @@ def test_a_file_moved_after_ingest_and_read_again_there_keeps_its_copies_single(
         a.rename(moved)
         assert mem.ingest([str(moved)]).new == 0
         assert mem.ingest([str(b)]).new == 1
+
+
+def test_a_resumed_file_read_before_the_file_it_copies_is_read_again_after_it(tmp_path):
+    # B (resumed from A, its copies rewritten) read first from the project folder, A later
+    # from a backup: B is read again after A, its copies become A's items, and the items its
+    # first reading made of them (under B's id) are superseded.
+    a, b, _ = _chain([tmp_path / "backup", tmp_path / "project", tmp_path / "z"], copies=True)
+    with Memory.open(tmp_path / "home") as mem:
+        first = mem.ingest([str(b)])
+        later = mem.ingest([str(a)])
+        again = mem.ingest([str(a), str(b)])
+        rows = mem.query("item_text(H, T), item_session(H, S), item_goal(H, G)", limit=100).rows
+    assert first.new == 3 and later.superseded == 2 and again.new == 0
+    assert sorted(r["S"] for r in rows) == [A, A, B]
+    assert {r["G"] for r in rows} == {GOAL}

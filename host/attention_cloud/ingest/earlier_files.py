@@ -11,7 +11,9 @@ looked into (their first or last records' ``uuid``), not every file memory ever 
 
 :func:`head_times` reads what the lookup needs from the new file's head; ``Memory.ingest`` asks
 the journal (``api_sources_at_times/2``, ``api_sources_before/3``) and hands the files found to
-the readers as ``Source.elsewhere``.
+the readers as ``Source.elsewhere``. The same times find the other way round a resumed file read
+before the file it copies (:func:`resumed_from`): read again after it, its copies are that
+file's items and its first reading's copies are superseded.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .earlier_copies import RECORD_UUID
+from .earlier_copies import RECORD_UUID, earlier_sessions
 from .timefmt import read_time
 
 #: How many bytes of a session file's head are read for its first records' times.
@@ -66,3 +68,10 @@ def head_times(path: str) -> HeadTimes:
             found.follows_from = time
         found.times.add(time)
     return found
+
+
+def resumed_from(files: list[str], held: list[str]) -> list[str]:
+    """Those of ``held`` (files memory read before, outside this call) that begin with copies
+    of records an earlier file holds (:func:`.earlier_copies.earlier_sessions`), one of
+    ``files`` among the files looked in: a resumed session read before the file it resumes."""
+    return [later for later in held if earlier_sessions(later, files)]
