@@ -113,5 +113,6 @@ def test_a_resumed_file_read_before_the_file_it_copies_is_read_again_after_it(tm
         again = mem.ingest([str(a), str(b)])
         rows = mem.query("item_text(H, T), item_session(H, S), item_goal(H, G)", limit=100).rows
     assert first.new == 3 and later.superseded == 2 and again.new == 0
+    assert [Path(f).name for f, note in later.notes if "read again" in note] == [b.name]
     assert sorted(r["S"] for r in rows) == [A, A, B]
     assert {r["G"] for r in rows} == {GOAL}

@@ -644,6 +644,8 @@ class Memory:
         again = frozenset(resumed.values())   # read again after the files they resume
         files += map(Path, resumed)
         names += resumed.values()
+        report.notes.extend((path, "read again: it resumes a session this call reads (its "
+                             "copies are that session's items)") for path in resumed)
         (marks,) = self.pl.once("atc_api:api_watermarks", [Atom(n) for n in names], Var())
         todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
                 for path, name, mark in zip(files, names, marks)]
