@@ -6,6 +6,8 @@
             api_ingest_with_marks/3,    % +Items, +Marks, -Counts
             api_ingest_with_marks/4,    % +Items, +Marks, +Launches, -Counts
             api_watermarks/2,           % +Sources, -Marks
+            api_sources_at_times/2,     % +Times, -Sources
+            api_sources_before/3,       % +Time, +Count, -Sources
             api_session_pointers/2,     % +Sessions, -Pairs
             api_sessions_apart/2,       % +Stems, -Pairs
             api_session_sources/2,      % +Sessions, -Pairs
@@ -345,6 +347,53 @@ source_mark_(Source, Mark) :-
     ->  Mark = mark(Size, Digest)
     ;   Mark = none
     ).
+
+%!  api_sources_at_times(+Times:list(string), -Sources:list(atom)) is det.
+%   The sources of the live items whose time is one of Times (`2026-03-02T10:01:00Z`), sorted:
+%   the files a Claude Code session resumed with copies of its first records may copy (a copy
+%   keeps each record's time).
+api_sources_at_times(Times, Sources) :-
+    must_be(list, Times),
+    findall(Src, ( member(Time0, Times), stored_forms_(Time0, Time),
+                   live_item_at_(Time, Src) ),
+            Found),
+    sort(Found, Sources).
+
+%!  api_sources_before(+Time:string, +Count:integer, -Sources:list(atom)) is det.
+%   The sources of the live items of the Count sessions whose last item at or before Time is
+%   the latest: the file a session resumed into a file of its own new records follows on from
+%   is among them (its last record came before the new file's first).
+api_sources_before(Time0, Count, Sources) :-
+    must_be(nonneg, Count),
+    atom_string(Time0, Time),
+    findall(T-Ses, ( atc_journal:live_(_, _, Ses, _, _, _, _, T0, _, _),
+                     T0 \== "", T0 \== '', atom_string(T0, T), T @=< Time ),
+            Timed),
+    sort(0, @>=, Timed, Latest),
+    pairs_values(Latest, Sessions0),
+    list_to_ord_set([], Seen0),
+    first_sessions_(Sessions0, Count, Seen0, Sessions),
+    journal_session_sources(Sessions, Pairs),
+    pairs_values(Pairs, Found),
+    sort(Found, Sources).
+
+first_sessions_([], _, Seen, Seen).
+first_sessions_([Ses|Rest], Count, Seen0, Seen) :-
+    length(Seen0, Len),
+    (   Len >= Count
+    ->  Seen = Seen0
+    ;   ord_add_element(Seen0, Ses, Seen1),
+        first_sessions_(Rest, Count, Seen1, Seen)
+    ).
+
+stored_forms_(Time0, Time) :-
+    atom_string(Atom, Time0),
+    atom_string(Atom, String),
+    member(Time, [String, Atom]).
+
+live_item_at_(Time, Src) :-
+    atc_journal:item_(H, Src, _, _, _, _, _, Time, _, _),
+    \+ atc_journal:tombstone_(H, _, _).
 
 %!  api_erasable(+Handles:list, -Items:list(dict)) is det.
 %   What erasing each of Handles must find and remove (journal_erasable/2), in order.

@@ -640,6 +640,12 @@ class Memory:
         limit = self.config.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES) \
             if max_file_bytes is None else max_file_bytes
         names = [source if (source and len(files) == 1) else str(path) for path in files]
+        elsewhere, resumed = self._session_files_elsewhere(files)
+        again = frozenset(resumed.values())   # read again after the files they resume
+        files += map(Path, resumed)
+        names += resumed.values()
+        report.notes.extend((path, "read again: it resumes a session this call reads (its "
+                             "copies are that session's items)") for path in resumed)
         (marks,) = self.pl.once("atc_api:api_watermarks", [Atom(n) for n in names], Var())
         todo = [(path, name, None if mark == "none" else (mark.args[0], str(mark.args[1])))
                 for path, name, mark in zip(files, names, marks)]
@@ -650,7 +656,7 @@ class Memory:
         sessions = self._distinct_default_sessions(names)
         max_item_chars = self.config.get("max_item_chars", DEFAULT_MAX_ITEM_CHARS)
         parsed_files = _parse_all(todo, format, item_budget, segment, limit, open_tails,
-                                  max_item_chars, sessions, self.read_points)
+                                  max_item_chars, sessions, self.read_points, elsewhere, again)
         pages_replaced = self._thread_pages_held(names)
         users = _UserSpeakers(self._user_speakers)
 
@@ -663,7 +669,8 @@ class Memory:
                 if returning and not returning & users.of(parsed.named_roles):
                     parsed = _parse_one(path, name, known, format, item_budget, segment, limit,
                                         open_tails.get(str(path)), max_item_chars,
-                                        sessions.get(name), returning, self.read_points)
+                                        sessions.get(name), returning, self.read_points,
+                                        elsewhere, name in again)
                 users.took(parsed.named_roles)
                 yield parsed
         resolver = GoalResolver(self._launch_goal, max_file_bytes=limit)
@@ -704,6 +711,38 @@ class Memory:
                 ingest_index.drop_entries(self, report.new_handles)  # items no longer there
             raise
         return report
+
+    def _session_files_elsewhere(self, files: list[Path]) -> tuple[tuple[str, ...],
+                                                                   dict[str, str]]:
+        """The JSON Lines files where a Claude Code session of ``files`` resumed from another
+        folder may find its earlier part (:mod:`.ingest.earlier_files`): the others of this
+        call, and those memory read items from at the times the sessions' first records
+        copy, or just before a file of new records began (() when none of ``files`` is JSON
+        Lines; subagents' own files are never an earlier part). Beside them, each file memory
+        read before (its absolute path -> the name it was read under) that resumed one of
+        ``files`` with copies of its records: read again after it."""
+        from .ingest.earlier_files import SESSIONS_BEFORE, head_times, resumed_from
+
+        def session_file(path: str) -> bool:
+            return path.endswith(".jsonl") and \
+                os.path.basename(os.path.dirname(path)) != "subagents"
+
+        sessions = [str(path) for path in files if session_file(str(path))]
+        if not sessions:
+            return (), {}
+        ours = set(map(os.path.abspath, sessions))
+        held: dict[str, str] = {}   # absolute path -> the name memory read it under
+        heads = [head_times(path) for path in sessions]
+        times = sorted(set().union(*(head.times for head in heads)))
+        found = [self.pl.once("atc_api:api_sources_at_times", times, Var())[0]] if times else []
+        found += [self.pl.once("atc_api:api_sources_before", start, SESSIONS_BEFORE, Var())[0]
+                  for start in sorted({head.follows_from for head in heads if head.follows_from})]
+        for name in map(str, chain.from_iterable(found)):
+            if session_file(name) and os.path.abspath(name) not in ours:
+                held.setdefault(os.path.abspath(name), name)
+        elsewhere = tuple(sorted(ours | held.keys()))
+        later = resumed_from(sorted(ours), [p for p in sorted(held) if os.path.isfile(p)])
+        return elsewhere, {path: held[path] for path in later}
 
     def _session_sources(self, sessions: Iterable[str]) -> dict[str, list[str]]:
         """The source files memory holds live items of each of ``sessions`` from."""
@@ -1449,12 +1488,21 @@ WORKER_NICENESS = 2
 PARALLEL_PARSE_BYTES = 8 * 1024 * 1024
 
 
-def _parse_worker_start(niceness: int, parent: int) -> None:
+#: The session files of other folders a parse worker's files may resume (its initializer sets it).
+_worker_elsewhere: tuple[str, ...] = ()
+
+
+def _parse_worker_start(niceness: int, parent: int, elsewhere: tuple[str, ...] = ()) -> None:
     """Initializer of a parse worker: a lower priority, and death with the process that
     forked it (a killed ``atc ingest`` leaves no orphaned parsers): Linux's
-    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, then a check that the parent did not die first."""
+    ``prctl(PR_SET_PDEATHSIG, SIGKILL)``, then a check that the parent did not die first.
+    ``elsewhere``: the session files of other folders every file it parses may resume
+    (handed once to the worker, not with each file)."""
     import ctypes
     import signal
+
+    global _worker_elsewhere
+    _worker_elsewhere = elsewhere
 
     os.nice(niceness)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to act on
@@ -1549,7 +1597,8 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                settled: int | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
                session: str | None = None, user_names: frozenset[str] = frozenset(),
-               read_points: ReadPoints | None = None) -> _Parsed:
+               read_points: ReadPoints | None = None,
+               elsewhere: tuple[str, ...] | None = None, again: bool = False) -> _Parsed:
     from .ingest.api import parse_source
     from .ingest.open_calls import is_unanswered_call
     from .ingest.side_files import side_files_digest
@@ -1567,17 +1616,20 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
                 return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                                skipped=[], unchanged=True)
             source = finished
+        source.elsewhere = _worker_elsewhere if elsewhere is None else elsewhere
         side = side_files_digest(path)
         size, digest = len(source.data), _read_digest(source.data, format, item_budget, segment,
                                                       session, side)
-        if known == (size, digest) or (live and known == (size, _calls_held(digest))):
+        if not again and (known == (size, digest)
+                          or (live and known == (size, _calls_held(digest)))):
             return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0,
                            skipped=[], size=size, digest=known[1], unchanged=True)
         # a file read before is likely growing (an agent's own transcript): where its reading
         # is left is kept, not that of every file of a first ingest (a backfill)
         parsed = parse_source(source, format=format, session=session, item_budget=item_budget,
                               max_item_chars=max_item_chars, user_names=user_names,
-                              read_points=read_points if known is not None else None)
+                              read_points=read_points if known is not None and not again
+                              else None)   # read again: whole, as the files beside it are now
         held: list[Any] = []
         if live and any(is_unanswered_call(item.relations) for item in parsed.items):
             # A call still running in a file still being written has no result yet, not none:
@@ -1589,6 +1641,10 @@ def _parse_one(path: Path, name: str, known: tuple[int, str] | None, format: str
         unwritten = [i.handle for i in (*parsed.evicted, *held)]
         regrown = _regrown(source.data, known, format, item_budget, segment, session, unwritten,
                            side)
+        if again and known is not None:
+            # read again after the file it resumes: what its first reading made of the copies
+            # (items of its own session) gives way to this reading (the earlier file's items)
+            regrown = (unwritten, source.data.count(b"\n") + (not source.data.endswith(b"\n")))
         reread = unwritten if known is not None and regrown is None else None
     except InputError as exc:  # the caller decides: abort the call (strict) or skip the file
         return _Parsed(encoded=[], records_read=0, evicted=0, envelopes_stripped=0, skipped=[],
@@ -1662,12 +1718,17 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
                open_tails: Mapping[str, int] | None = None,
                max_item_chars: int = DEFAULT_MAX_ITEM_CHARS,
                sessions: Mapping[str, str] | None = None,
-               read_points: ReadPoints | None = None) -> Iterator[_Parsed]:
+               read_points: ReadPoints | None = None,
+               elsewhere: tuple[str, ...] = (),
+               again: frozenset[str] = frozenset()) -> Iterator[_Parsed]:
     """Parse files, yielding each as it is done, in order; large batches use one worker
     process per core (which keep parsing while the caller writes what they yielded). Of a
     file in ``open_tails`` grown past the size given there only the finished part is parsed
     (see :meth:`Memory.ingest`, ``unfinished``). A file read before in this process is read
     on from where it was left (``read_points``) when parsed here; workers read whole.
+    ``elsewhere``: session files of other folders a resumed session's earlier part may be in;
+    ``again``: names of files read again whatever their watermark says (their reading
+    supersedes the last one's items).
 
     Workers are forked: they run only the pure-Python parser and leave through os._exit, so
     the embedded Prolog engine they inherit is never touched (a spawned worker would have to
@@ -1678,7 +1739,8 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
         for path, name, known in todo:
             yield _parse_one(path, name, known, format, item_budget, segment, max_bytes,
                              (open_tails or {}).get(str(path)), max_item_chars,
-                             (sessions or {}).get(name), read_points=read_points)
+                             (sessions or {}).get(name), read_points=read_points,
+                             elsewhere=elsewhere, again=name in again)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -1687,11 +1749,12 @@ def _parse_all(todo: list[tuple[Path, str, tuple[int, str] | None]], format: str
     # the pipeline, and on a busy machine it should not wait behind its own parsers.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                initializer=_parse_worker_start,
-                               initargs=(WORKER_NICENESS, os.getpid()))
+                               initargs=(WORKER_NICENESS, os.getpid(), elsewhere))
     try:
         yield from pool.map(_parse_one, *zip(*((p, n, k, format, item_budget, segment, max_bytes,
                                                 (open_tails or {}).get(str(p)), max_item_chars,
-                                                (sessions or {}).get(n))
+                                                (sessions or {}).get(n), frozenset(), None, None,
+                                                n in again)
                                                for p, n, k in todo)), chunksize=4)
     finally:
         # Also when the caller stops early (a failed write): files not yet parsed are dropped.

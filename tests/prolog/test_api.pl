@@ -53,6 +53,34 @@ test(told_apart_sessions_of_the_stem, [true(Pairs == ['chat~0a1b2c3d'-"/y/chat.t
 
 :- end_tests(api_sessions_apart).
 
+:- begin_tests(api_earlier_sources, [setup(fresh), cleanup(fresh)]).
+
+% Items of three sessions read from three files, at the times given.
+timed_items :-
+    findall(item(H, Src, S, 0, turn, user, "", T, default, P, "text", []),
+            member(H-Src-S-T-P, [ h1-'/a/s1.jsonl'-"s1"-"2026-03-02T10:01:00Z"-"/a/s1.jsonl:1",
+                                  h2-'/a/s1.jsonl'-"s1"-"2026-03-02T10:05:00Z"-"/a/s1.jsonl:2",
+                                  h3-'/b/s2.jsonl'-"s2"-"2026-03-02T11:00:00Z"-"/b/s2.jsonl:1",
+                                  h4-'/c/s3.jsonl'-"s3"-"2026-03-03T09:00:00Z"-"/c/s3.jsonl:1" ]),
+            Items),
+    journal_add_items(Items, _).
+
+% A copy keeps its record's time: the files read at those times.
+test(sources_at_the_times, [true(Sources == ['/a/s1.jsonl'])]) :-
+    timed_items,
+    api_sources_at_times(["2026-03-02T10:05:00Z", "2026-03-02T12:00:00Z"], Sources).
+
+% A file of new records follows on from a session that ended before it began: the latest ones.
+test(sources_of_the_sessions_just_before, [true(Sources == ['/b/s2.jsonl'])]) :-
+    timed_items,
+    api_sources_before("2026-03-02T12:00:00Z", 1, Sources).
+
+test(sources_of_two_sessions_before, [true(Sources == ['/a/s1.jsonl', '/b/s2.jsonl'])]) :-
+    timed_items,
+    api_sources_before("2026-03-02T12:00:00Z", 2, Sources).
+
+:- end_tests(api_earlier_sources).
+
 :- begin_tests(api_segments_held, [setup(fresh), cleanup(fresh)]).
 
 test(other_segments_counted, [setup(fresh), true(Held == [chat-2, default-1])]) :-

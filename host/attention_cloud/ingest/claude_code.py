@@ -55,7 +55,8 @@ Claude Code 2.1:
 * A session resumed into a new file (``claude --resume``): copies of the old records rewritten
   with the new ``sessionId`` are read under the session that first wrote them
   (:mod:`.earlier_copies`: the same items), and a file of new records alone goes on with the
-  goal active at the record it follows on from in the old file (:mod:`.earlier_goals`).
+  goal active at the record it follows on from in the old file (:mod:`.earlier_goals`). The
+  old file is looked for beside the new one and in ``Source.elsewhere`` (:mod:`.earlier_files`).
 * Compaction runs as a subagent (``agentId`` ``acompact-*``, file ``agent-acompact-*.jsonl``):
   its prompt and the summary it writes restate the session and are gated out, counted as
   ``compaction``.
@@ -206,8 +207,8 @@ class ClaudeCodeParser:
         """Read every record; return how many were well-formed Claude Code records."""
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
         if source.resume_at[0] == 0:
-            self.earlier = earlier_sessions(source.pointer_base)
-        self.earlier_goals = EarlierGoals(source.pointer_base)
+            self.earlier = earlier_sessions(source.pointer_base, source.elsewhere)
+        self.earlier_goals = EarlierGoals(source.pointer_base, source.elsewhere)
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):

@@ -13,6 +13,9 @@ one folder): a smaller ``*.jsonl`` file among whose first records (the first
 conversation started, perhaps without the hook records before its first message), the same
 record but for its ``sessionId``. Where several are (a conversation resumed more than once),
 each record takes the session of the smallest file holding it: the first that wrote it.
+``Memory.ingest`` also names session files of other folders that may hold it
+(``Source.elsewhere``, :mod:`.earlier_files`): an earlier file among those is found the same
+way (a project moved between two resumes, a session read from a backup folder).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from typing import Any
 
 #: How many bytes of a file's head are read for its first records' ``uuid``.
@@ -37,10 +41,11 @@ _folders: dict[str, tuple[int, dict[bytes, list[str]]]] = {}
 RECORD_UUID = re.compile(rb'"uuid"\s*:\s*"([^"\\]{1,200})"')
 
 
-def earlier_sessions(path: str) -> dict[str, str]:
+def earlier_sessions(path: str, elsewhere: Iterable[str] = ()) -> dict[str, str]:
     """``uuid -> session`` for the records of ``path`` (a Claude Code session file) that an
-    earlier file beside it holds: the session each was first written under. ``{}`` when
-    ``path`` is no file, a subagent's (``subagents/agent-*.jsonl``), or repeats none."""
+    earlier file beside it, or one of the files ``elsewhere`` (sessions read from other
+    folders), holds: the session each was first written under. ``{}`` when ``path`` is no
+    file, a subagent's (``subagents/agent-*.jsonl``), or repeats none."""
     folder = os.path.dirname(path) or "."
     if os.path.basename(folder) == "subagents" or not os.path.isfile(path):
         return {}     # os.path.isfile: False for a name no file has (a source= name), too
@@ -50,8 +55,10 @@ def earlier_sessions(path: str) -> dict[str, str]:
     earlier = []
     try:
         size = os.stat(path).st_size
-        for other in _folder_index(folder).get(first[0], ()):
-            if other != path and (other_size := os.stat(other).st_size) < size:
+        others = set(_folder_index(folder).get(first[0], ()))
+        others.update(other for other in elsewhere if _begins_with(other, first[0]))
+        for other in others:
+            if not os.path.samefile(other, path) and (other_size := os.stat(other).st_size) < size:
                 earlier.append((other_size, other))
     except OSError:
         return {}
@@ -60,6 +67,16 @@ def earlier_sessions(path: str) -> dict[str, str]:
         for uuid, session in _record_sessions(other, first[1]):
             sessions.setdefault(uuid, session)
     return sessions
+
+
+def _begins_with(path: str, uuid: bytes) -> bool:
+    """Whether ``uuid`` is among the first records of the ``*.jsonl`` file ``path`` (False
+    for a file no longer there)."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return False
+    return path.endswith(".jsonl") and uuid in _head_uuids(path, stat)
 
 
 def _folder_index(folder: str) -> dict[bytes, list[str]]:

@@ -11,9 +11,11 @@ the goal active there goes on here:
 
 The other file is looked for where Claude Code writes it: for a file in a ``subagents`` folder,
 its session's file (:func:`.subagents.parent_session_file`); else the other ``*.jsonl`` files
-beside it whose last records (:data:`_TAIL_BYTES`) name the record. The goal at the record is
-the goal of the other file's last user turn at or before the record's line, read as this
-reader reads it (what an ingest of that file holds).
+beside it, and the session files of other folders ``Memory.ingest`` names
+(``Source.elsewhere``, :mod:`.earlier_files`), whose last records (:data:`_TAIL_BYTES`) name the record. The goal at
+the record is the goal of the other file's last user turn at or before the record's line, read
+as this reader reads it (what an ingest of that file holds), that file going on in turn from
+the goal where its own first record follows on from (a chain of ``--continue`` files).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import json
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError
@@ -30,7 +33,8 @@ from .subagents import parent_session_file
 
 #: How many other files' readings are kept (by path, size and mtime) while files are read.
 _KEPT_READINGS = 4
-_readings: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()
+_readings: OrderedDict[tuple[str, int, int, tuple[str, ...]], list[tuple[int, str]]] = \
+    OrderedDict()
 _reading_now: set[str] = set()   # files whose lookups are under way (a cycle stops there)
 #: How many bytes at the end of a file beside a resumed session are read for the record its
 #: first record follows on from (the old session's last records).
@@ -46,8 +50,9 @@ _ONE_SESSION = "conversation"
 class EarlierGoals:
     """Answers "which goal was active at record ``uuid``" from the files beside ``path``."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, elsewhere: Iterable[str] = ()) -> None:
         self.path = Path(path)
+        self.elsewhere = tuple(elsewhere)   # session files read from other folders
         self._answers: dict[str, str | None] = {}
 
     def goal_at(self, uuid: str) -> str | None:
@@ -66,7 +71,7 @@ class EarlierGoals:
             for other in self._candidates(uuid):
                 line = _line_of(other, uuid)
                 if line:
-                    return _goal_at_line(other, line)
+                    return _goal_at_line(other, line, self.elsewhere)
             return None
         finally:
             _reading_now.discard(me)
@@ -79,11 +84,22 @@ class EarlierGoals:
         # whose tail names the record (their tails' uuids kept while they stay as they are)
         wanted = uuid.encode("utf-8", "surrogatepass")
         try:
-            return [Path(e.path) for e in os.scandir(self.path.parent)
-                    if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()
-                    and wanted in _tail_uuids(e.path, e.stat())]
+            beside = [Path(e.path) for e in os.scandir(self.path.parent)
+                      if e.name.endswith(".jsonl") and e.path != str(self.path) and e.is_file()
+                      and wanted in _tail_uuids(e.path, e.stat())]
         except OSError:
-            return []
+            beside = []
+        return beside + [Path(other) for other in self.elsewhere
+                         if other.endswith(".jsonl") and _ends_with(other, wanted)
+                         and Path(other).parent != self.path.parent]
+
+
+def _ends_with(path: str, uuid: bytes) -> bool:
+    """Whether ``uuid`` is among the last records of ``path`` (False for no file)."""
+    try:
+        return uuid in _tail_uuids(path, os.stat(path))
+    except OSError:
+        return False
 
 
 def _tail_uuids(path: str, stat: os.stat_result) -> frozenset[bytes]:
@@ -127,10 +143,11 @@ def _line_of(file: Path, uuid: str) -> int:
     return 0
 
 
-def _goal_at_line(file: Path, line: int) -> str | None:
+def _goal_at_line(file: Path, line: int, elsewhere: tuple[str, ...] = ()) -> str | None:
     """The goal of the last item of ``file`` read at or before ``line`` that is none of a
-    subagent's; None when it has none."""
-    goals = _goal_lines(file)
+    subagent's; None when it has none. ``elsewhere``: where the file's own start is looked for
+    beside its folder (:class:`EarlierGoals`)."""
+    goals = _goal_lines(file, elsewhere)
     found = None
     for at, goal in goals:
         if at > line:
@@ -139,7 +156,7 @@ def _goal_at_line(file: Path, line: int) -> str | None:
     return found or None
 
 
-def _goal_lines(file: Path) -> list[tuple[int, str]]:
+def _goal_lines(file: Path, elsewhere: tuple[str, ...] = ()) -> list[tuple[int, str]]:
     """``(line, goal)`` of each item of ``file``'s user turns, read as a Claude Code transcript
     in order (a subagent's left out: they carry their launch's goal). Only what the user said
     sets a goal: the other records are not decoded again to learn it (:func:`_user_turns`)."""
@@ -148,21 +165,25 @@ def _goal_lines(file: Path) -> list[tuple[int, str]]:
 
     try:
         stat = file.stat()
-        key = (str(file), stat.st_size, stat.st_mtime_ns)
+        key = (str(file), stat.st_size, stat.st_mtime_ns, elsewhere)
         if key in _readings:
             _readings.move_to_end(key)
             return _readings[key]
         data = file.read_bytes()
     except OSError:
         return []
+    # a file that is itself a resumed session's new records goes on from the goal active
+    # where its first record follows on from (a chain of --continue files: C after B after A)
+    start = _goal_at_start(file, data, elsewhere)
     try:
         # named as no file is, so that its reading looks for nothing beside it
-        items = parse_source(make_source(_user_turns(data), name=str(file),
+        items = parse_source(make_source(_user_turns(data, start), name=str(file),
                                          pointer_base=f"{file} (user turns)"),
                              format="claude-code").items
     except InputError:
         items = []
-    goals = [(int(item.pointer.rpartition(":")[2]), item.goal) for item in items
+    shift = 1 if start else 0   # the reading's line 1 sets the start goal (line 0 of the file)
+    goals = [(int(item.pointer.rpartition(":")[2]) - shift, item.goal) for item in items
              if not any(p == "sidechain" for _, p, _ in item.relations)]
     _readings[key] = goals
     while len(_readings) > _KEPT_READINGS:
@@ -170,11 +191,30 @@ def _goal_lines(file: Path) -> list[tuple[int, str]]:
     return goals
 
 
-def _user_turns(data: bytes) -> bytes:
+def _goal_at_start(file: Path, data: bytes, elsewhere: tuple[str, ...]) -> str | None:
+    """The goal active at the record that ``file``'s first record follows on from
+    (``parentUuid``), when another file beside it holds that record; None otherwise (a file
+    that begins a conversation, or the record is found nowhere)."""
+    for line in data.split(b"\n", 64)[:64]:
+        if RECORD_UUID.search(line) is None:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        parent = record.get("parentUuid") if isinstance(record, dict) else None
+        if isinstance(record, dict) and isinstance(record.get("uuid"), str):
+            return EarlierGoals(str(file), elsewhere).goal_at(parent) \
+                if isinstance(parent, str) and parent else None
+    return None
+
+
+def _user_turns(data: bytes, start: str | None = None) -> bytes:
     """``data`` (JSON Lines) with only the user's messages left (a ``user`` record holding no
     tool result, a queued prompt's ``attachment``), every other line blank, and all of them in
     one session: the file is one conversation, a resumed one's copies included, whose goal
-    goes on from one message to the next."""
+    goes on from one message to the next. ``start``: the goal the file goes on with (its
+    first user message's record then follows on from a record that names it as a goal)."""
     lines = data.split(b"\n")
     for n, line in enumerate(lines):
         said = _SAID.search(line)
@@ -189,4 +229,8 @@ def _user_turns(data: bytes) -> bytes:
         if isinstance(record, dict):
             record["sessionId"] = _ONE_SESSION
             lines[n] = json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    if start:   # a line 0 that sets it: the items' lines stay those of the file
+        lines.insert(0, json.dumps({"type": "user", "sessionId": _ONE_SESSION, "uuid": "",
+                                    "message": {"role": "user", "content": start}},
+                                   ensure_ascii=False).encode("utf-8", "surrogatepass"))
     return b"\n".join(lines)

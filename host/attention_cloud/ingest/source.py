@@ -88,6 +88,10 @@ class Source:
     # it reaches the end of the last complete line (``at_last_line(bytes, lines)``).
     resume_at: tuple[int, int] = field(default=(0, 0), repr=False, compare=False)
     at_last_line: Any = field(default=None, repr=False, compare=False)
+    # Other files, outside this one's folder, that may hold an earlier part of its
+    # conversation (:mod:`.earlier_files`): a resumed Claude Code session's old file is looked
+    # for there too (:mod:`.earlier_copies`, :mod:`.earlier_goals`).
+    elsewhere: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     def keep_document(self, document: Any) -> None:
         """Hold ``document``, what decoding the whole text as JSON gave, for the parser:
