@@ -119,7 +119,7 @@ def _line_of(file: Path, uuid: str) -> int:
         end = len(data) if end < 0 else end
         try:
             record = json.loads(data[start:end])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the decoder
             record = None
         if isinstance(record, dict) and record.get("uuid") == uuid:
             return data.count(b"\n", 0, start) + 1
@@ -183,7 +183,7 @@ def _user_turns(data: bytes) -> bytes:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the decoder
             lines[n] = b""
             continue
         if isinstance(record, dict):
