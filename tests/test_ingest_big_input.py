@@ -4,7 +4,8 @@
 A user's message that is a pasted log (a single 50 MB line of a Claude Code session) was told
 from a nudge ("continue") by listing every word of it at once: 50 MB of text held ~0.5 GB of
 word strings and took ~20 s of a 27 s parse (928 MB peak). At most one word past the longest
-nudge is looked at now (5.3 s, 376 MB)."""
+nudge is looked at now (5.3 s, 376 MB). And a file read beside a resumed session for the goal
+it follows on from keeps to the size limit the session is read under."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ import json
 import tracemalloc
 
 from attention_cloud.ingest import parse_path
+from claude_code_21 import cc21_turn, write_records
+
+OLD = "0ld5e551-0000-4000-8000-000000000001"
+NEW = "9e75e551-0000-4000-8000-000000000002"
+GOAL = "Find out why the nightly export job writes an empty CSV and fix it."
 
 
 def _peak_parse(path):
@@ -40,3 +46,28 @@ def test_a_pasted_log_as_a_prompt_is_told_from_a_nudge_without_listing_its_words
     assert result.items[1].goal.startswith("here is the log: ERROR ledger sync")
     size = path.stat().st_size
     assert peak < 10 * size, f"peak {peak / size:.1f}x the file's {size} bytes"  # 16.6x before
+
+
+def test_a_resumed_session_reads_no_file_beside_it_past_the_size_limit(tmp_path):
+    """A session resumed into a new file takes the goal active where it follows on, from the
+    old file beside it, which was read whole whatever its size: a 1 GB session beside a
+    resumed one was read (twice, split into lines) under a limit of 256 MiB per file. A file
+    over the limit the resumed one is read under is not read now: the resumed part starts
+    with no goal of its own, as where the old file is gone."""
+    old = cc21_turn(OLD, 1, GOAL, "dry-run")
+    # a long tool output in the old session: the file is over the limit, its tail under it
+    old[2]["message"]["content"][0]["content"] = "KeyError: 'created_at'\n" * 150_000
+    old_path = write_records(tmp_path / "p" / f"{OLD}.jsonl", old)
+    new = write_records(tmp_path / "p" / f"{NEW}.jsonl", cc21_turn(NEW, 4, "continue", "full"))
+    limit = old_path.stat().st_size // 2
+    tracemalloc.start()
+    try:
+        items = parse_path(new, max_file_bytes=limit).items
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < limit, f"{peak:,} bytes at the peak, the old file {limit * 2:,}"
+    assert [(i.session, i.goal) for i in items if i.kind == "error"] == [(NEW, "")]
+    # under a limit it is within, the old goal goes on as before
+    assert [(i.session, i.goal) for i in parse_path(new, max_file_bytes=None).items
+            if i.kind == "error"] == [(NEW, GOAL)]

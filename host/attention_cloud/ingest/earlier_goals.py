@@ -26,6 +26,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .earlier_copies import RECORD_UUID
+from .source import DEFAULT_MAX_FILE_BYTES
 from .subagents import parent_session_file
 
 #: How many other files' readings are kept (by path, size and mtime) while files are read.
@@ -44,10 +45,13 @@ _ONE_SESSION = "conversation"
 
 
 class EarlierGoals:
-    """Answers "which goal was active at record ``uuid``" from the files beside ``path``."""
+    """Answers "which goal was active at record ``uuid``" from the files beside ``path``,
+    none larger than ``max_bytes`` (None: no limit): such a file is read whole, and one over
+    the limit ``path`` was read under would be read past it."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes
         self._answers: dict[str, str | None] = {}
 
     def goal_at(self, uuid: str) -> str | None:
@@ -64,12 +68,20 @@ class EarlierGoals:
         _reading_now.add(me)
         try:
             for other in self._candidates(uuid):
+                if not self._within_limit(other):
+                    continue
                 line = _line_of(other, uuid)
                 if line:
                     return _goal_at_line(other, line)
             return None
         finally:
             _reading_now.discard(me)
+
+    def _within_limit(self, other: Path) -> bool:
+        try:
+            return self.max_bytes is None or other.stat().st_size <= self.max_bytes
+        except OSError:
+            return False
 
     def _candidates(self, uuid: str) -> list[Path]:
         if self.path.parent.name == "subagents":
