@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 
+from attention_cloud.bridge import Atom, Var
 from attention_cloud.ingest import parse_path
 from claude_code_21 import cc21_turn, write_records
 
@@ -71,3 +72,30 @@ def test_a_resumed_session_reads_no_file_beside_it_past_the_size_limit(tmp_path)
     # under a limit it is within, the old goal goes on as before
     assert [(i.session, i.goal) for i in parse_path(new, max_file_bytes=None).items
             if i.kind == "error"] == [(NEW, GOAL)]
+
+
+def test_a_file_of_many_items_is_written_within_the_stack_limit(hash_memory, tmp_path):
+    """One file's items are one journal batch, and SWI-Prolog's own garbage collections left
+    the batch's garbage on the global stack: a 100 MB Claude Code session (~180,000 items of
+    400 characters) and a 100 MB ChatGPT export were refused, nothing written, with
+    ``stopped: ran past its stack limit of 1,024 MB (65,201 calls deep, in split_string_/5,
+    wire_item_/2, add_wire_/3)`` though both are well under the 256 MiB file limit. The batch
+    collects its garbage now. Here 8,000 such items under a 48 MB stack limit (before: refused
+    at item 1,521)."""
+    mem = hash_memory
+    path = tmp_path / "session.jsonl"
+    with path.open("w") as out:
+        for n in range(8000):
+            role = "user" if n % 2 == 0 else "assistant"
+            said = f"step {n} of the ledger migration, checking the webhook retries " * 6
+            out.write(json.dumps({
+                "type": role, "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "s1", "timestamp": f"2026-01-02T{n // 3600:02d}:{n // 60 % 60:02d}:"
+                f"{n % 60:02d}Z", "message": {"role": role, "content": said[:400]}}) + "\n")
+    (was,) = mem.pl.once("current_prolog_flag", Atom("stack_limit"), Var())
+    mem.pl.once("set_prolog_flag", Atom("stack_limit"), 48 * 2 ** 20)
+    try:
+        report = mem.ingest([str(path)])
+    finally:
+        mem.pl.once("set_prolog_flag", Atom("stack_limit"), was)
+    assert report.new == 8000
