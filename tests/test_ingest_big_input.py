@@ -99,3 +99,29 @@ def test_a_file_of_many_items_is_written_within_the_stack_limit(hash_memory, tmp
     finally:
         mem.pl.once("set_prolog_flag", Atom("stack_limit"), was)
     assert report.new == 8000
+
+
+def test_a_batch_larger_than_the_stack_limit_is_given_the_stack_it_needs(hash_memory, tmp_path):
+    """A file's items go to Prolog as one list of strings, which the stack held whole: past
+    SWI-Prolog's default limit of 1 GB (a 250 MB Claude Code session, ~450,000 items) the
+    file was refused, nothing written, with ``could not build a Prolog term from str``. The
+    batch's call is given the stack it needs, the limit put back after. Here a limit of 8 MB
+    and a file whose items alone are about as much."""
+    mem = hash_memory
+    path = tmp_path / "session.jsonl"
+    with path.open("w") as out:
+        for n in range(8000):
+            said = f"step {n} of the ledger migration, checking the webhook retries " * 6
+            out.write(json.dumps({
+                "type": "user", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                "sessionId": "s1", "timestamp": f"2026-01-02T{n // 3600:02d}:{n // 60 % 60:02d}:"
+                f"{n % 60:02d}Z", "message": {"role": "user", "content": said[:400]}}) + "\n")
+    (was,) = mem.pl.once("current_prolog_flag", Atom("stack_limit"), Var())
+    mem.pl.once("set_prolog_flag", Atom("stack_limit"), 8 * 2 ** 20)
+    try:
+        report = mem.ingest([str(path)])
+        (after,) = mem.pl.once("current_prolog_flag", Atom("stack_limit"), Var())
+    finally:
+        mem.pl.once("set_prolog_flag", Atom("stack_limit"), was)
+    assert report.new == 8000
+    assert after == 8 * 2 ** 20      # the limit is put back
