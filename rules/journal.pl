@@ -672,8 +672,32 @@ stored_item_(item(H, Src, Ses, Seq, K, R, G, T, Seg, P, Text, Rels),
 
 journal_add_encoded(Strings, Counts) :-
     must_be(list(string), Strings),
-    foldl(add_wire_, Strings, c([], 0, 0)-[], Added-_),
+    current_prolog_flag(stack_limit, Limit),
+    Floor is Limit // 8,
+    nb_setval(atc_wire_collect, collect(0, Floor, Limit)),
+    foldl(add_wire_collecting_, Strings, c([], 0, 0)-[], Added-_),
     counts_(Added, Counts).
+
+% add_wire_collecting_(+Wire, +Acc0, -Acc): add_wire_/3, and every 1,000 items a garbage
+% collection when the global stack holds more than an eighth of the stack limit and twice
+% what the last one left, or half the limit. SWI-Prolog's own collections left a batch's
+% garbage in place: one
+% file is one batch, and a 10 MB Claude Code file (18,180 items) ran past a 128 MB stack
+% limit, a 100 MB one (~180,000 items) past the default 1 GB, though what the batch holds
+% alive stays near 67 MB at 18,180 items (each item's fields cut from its wire string).
+add_wire_collecting_(Wire, Acc0, Acc) :-
+    nb_getval(atc_wire_collect, collect(N0, Floor0, Limit)),
+    N is N0 + 1,
+    (   N mod 1000 =:= 0,
+        statistics(globalused, Used),
+        Used > min(Floor0, Limit // 2)
+    ->  garbage_collect,
+        statistics(globalused, Left),
+        Floor is max(Floor0, 2 * Left)
+    ;   Floor = Floor0
+    ),
+    nb_setval(atc_wire_collect, collect(N, Floor, Limit)),
+    add_wire_(Wire, Acc0, Acc).
 
 % A known handle is counted without decoding the rest of its item (re-ingesting a grown file).
 % Erased lists the Session-Goal of the erased user goals met so far: a file read again gives

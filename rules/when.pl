@@ -207,12 +207,23 @@ recency_cue_(["lately"]).
 recency_cue_(["recently"]).
 recency_cue_(["newest"]).
 
+% goal_read_chars(-Max): how much of a goal its readers read (host: jump.MAX_QUERY_CHARS).
+goal_read_chars(32768).
+
 %!  goal_words(+Goal:string, -Words:list(string)) is det.
 %
 %   Goal lowercased and split into words at blanks and punctuation (apostrophes stay inside
 %   words: "i'm"). The goal readers here and in hydrate.pl (goal_speaker/2) read these.
+%   Only the goal's first goal_read_chars/1 characters are read, as the vector and BM25
+%   searches read it (jump.MAX_QUERY_CHARS): a frame read every word of a pasted log some
+%   times over (a 1 MB goal took 21 s on a 47-item home; a 10 MB one ran out of stack).
 goal_words(Goal, Words) :-
-    string_lower(Goal, Lower),
+    goal_read_chars(Max),
+    (   string_length(Goal, N), N > Max
+    ->  sub_string(Goal, 0, Max, _, Read)
+    ;   Read = Goal
+    ),
+    string_lower(Read, Lower),
     split_string(Lower, " \t\n\r,.;:!?()\"", " \t\n\r,.;:!?()\"", Words0),
     exclude(==(""), Words0, Words).
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -71,8 +73,9 @@ def commit(mem: Any, encoded: list[str], marks: list[Any], launches: list[Any] =
     indexing = bool(encoded) and mem.config.get("index_at_ingest", True)
     if indexing:
         note_pending(mem, [wire_handle(wire) for wire in encoded])
-    (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks, list(launches),
-                            Var())
+    with _stack_for(mem, encoded):
+        (counts,) = mem.pl.once("atc_api:api_ingest_with_marks", encoded, marks,
+                                list(launches), Var())
     sync_journal(mem.home)
     if indexing:
         # entries of the new items only: a grown transcript gives every item again each time,
@@ -87,6 +90,32 @@ def commit(mem: Any, encoded: list[str], marks: list[Any], launches: list[Any] =
     if arcs:
         drop_entries(mem, arcs)
     return counts
+
+
+#: The Prolog stack a batch is given, at least: this many bytes for each character of its wire
+#: strings (copied onto the global stack as one list, four bytes a character where one is
+#: past U+00FF, and each item's fields cut from its string as it is added), and a spare.
+STACK_PER_CHAR = 8
+STACK_SPARE = 512 * 1024 * 1024
+
+
+@contextmanager
+def _stack_for(mem: Any, encoded: list[str]) -> Iterator[None]:
+    """Raise SWI-Prolog's stack limit for the batch ``encoded``, when its default (1 GB) is
+    less than the batch may need, and put it back after: one file is one batch, and a 250 MB
+    Claude Code session (~450,000 items) was refused while its strings were made a Prolog
+    list ("could not build a Prolog term"), nothing written. What the stack holds is the
+    batch; the limit only lets it grow that far."""
+    need = STACK_PER_CHAR * sum(map(len, encoded)) + STACK_SPARE
+    (limit,) = mem.pl.once("current_prolog_flag", Atom("stack_limit"), Var())
+    if need <= int(limit):
+        yield
+        return
+    mem.pl.once("set_prolog_flag", Atom("stack_limit"), need)
+    try:
+        yield
+    finally:
+        mem.pl.once("set_prolog_flag", Atom("stack_limit"), int(limit))
 
 
 def drop_entries(mem: Any, handles: list[str]) -> None:

@@ -52,7 +52,8 @@ MADE_DIGESTS_KEPT = 200_000
 COPY_SPREAD = 4
 #: The characters of a query text a search reads (its first): the host's embedding and BM25
 #: run where no time limit reaches, and an 18 MB text a goal built in a tenth of a second held
-#: nearest/3 for ~20 s past a 2 s limit. A goal is a few hundred characters.
+#: nearest/3 for ~20 s past a 2 s limit. A goal is a few hundred characters (its readers in
+#: Prolog read as far: rules/when.pl, goal_read_chars/1).
 MAX_QUERY_CHARS = 32_768
 #: Groups of records (a cell's members) whose vector row ids are kept between calls of
 #: ``similarity_within`` (a few kB each).

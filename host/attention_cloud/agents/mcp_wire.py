@@ -68,6 +68,8 @@ def screen(line: str) -> str | JSONRPCError | None:
         message = json.loads(line)
     except ValueError as exc:
         return _error(None, PARSE_ERROR, f"Parse error: {exc}")
+    except RecursionError:  # one message nested past the decoder ended the server
+        return _error(None, PARSE_ERROR, "Parse error: JSON nested too deeply")
     if isinstance(message, dict) and "id" not in message and (
             isinstance(message.get("method"), str) or "result" in message or "error" in message):
         log.warning("a notification or response the MCP SDK cannot read was ignored")
@@ -92,7 +94,7 @@ def _error(ident: str | int | None, code: int, message: str) -> JSONRPCError:
 def _loads(line: str) -> Any:
     try:
         return json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -208,7 +208,8 @@ class ClaudeCodeParser:
         self.compaction_file = source.stem.startswith("agent-" + _COMPACTION_AGENT)
         if source.resume_at[0] == 0:
             self.earlier = earlier_sessions(source.pointer_base, source.elsewhere)
-        self.earlier_goals = EarlierGoals(source.pointer_base, source.elsewhere)
+        self.earlier_goals = EarlierGoals(source.pointer_base, source.elsewhere,
+                                          source.size_limit)
         for number, record in json_records(source, self.collector):
             record_type = record.get("type")
             if not isinstance(record_type, str):

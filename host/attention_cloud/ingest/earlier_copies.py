@@ -166,6 +166,6 @@ def _record_sessions(path: str, first: dict[str, Any]) -> list[tuple[str, str]]:
 def _record(line: bytes) -> dict[str, Any]:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: a value nested past the decoder
         return {}
     return record if isinstance(record, dict) else {}

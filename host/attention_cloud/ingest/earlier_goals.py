@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from .earlier_copies import RECORD_UUID
+from .source import DEFAULT_MAX_FILE_BYTES
 from .subagents import parent_session_file
 
 #: How many other files' readings are kept (by path, size and mtime) while files are read.
@@ -48,11 +49,15 @@ _ONE_SESSION = "conversation"
 
 
 class EarlierGoals:
-    """Answers "which goal was active at record ``uuid``" from the files beside ``path``."""
+    """Answers "which goal was active at record ``uuid``" from the files beside ``path``,
+    none larger than ``max_bytes`` (None: no limit): such a file is read whole, and one over
+    the limit ``path`` was read under would be read past it."""
 
-    def __init__(self, path: str, elsewhere: Iterable[str] = ()) -> None:
+    def __init__(self, path: str, elsewhere: Iterable[str] = (),
+                 max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> None:
         self.path = Path(path)
         self.elsewhere = tuple(elsewhere)   # session files read from other folders
+        self.max_bytes = max_bytes
         self._answers: dict[str, str | None] = {}
 
     def goal_at(self, uuid: str) -> str | None:
@@ -69,12 +74,20 @@ class EarlierGoals:
         _reading_now.add(me)
         try:
             for other in self._candidates(uuid):
+                if not self._within_limit(other):
+                    continue
                 line = _line_of(other, uuid)
                 if line:
-                    return _goal_at_line(other, line, self.elsewhere)
+                    return _goal_at_line(other, line, self.elsewhere, self.max_bytes)
             return None
         finally:
             _reading_now.discard(me)
+
+    def _within_limit(self, other: Path) -> bool:
+        try:
+            return self.max_bytes is None or other.stat().st_size <= self.max_bytes
+        except OSError:
+            return False
 
     def _candidates(self, uuid: str) -> list[Path]:
         if self.path.parent.name == "subagents":
@@ -135,7 +148,7 @@ def _line_of(file: Path, uuid: str) -> int:
         end = len(data) if end < 0 else end
         try:
             record = json.loads(data[start:end])
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the decoder
             record = None
         if isinstance(record, dict) and record.get("uuid") == uuid:
             return data.count(b"\n", 0, start) + 1
@@ -143,11 +156,12 @@ def _line_of(file: Path, uuid: str) -> int:
     return 0
 
 
-def _goal_at_line(file: Path, line: int, elsewhere: tuple[str, ...] = ()) -> str | None:
+def _goal_at_line(file: Path, line: int, elsewhere: tuple[str, ...] = (),
+                  max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> str | None:
     """The goal of the last item of ``file`` read at or before ``line`` that is none of a
     subagent's; None when it has none. ``elsewhere``: where the file's own start is looked for
-    beside its folder (:class:`EarlierGoals`)."""
-    goals = _goal_lines(file, elsewhere)
+    beside its folder, ``max_bytes`` the largest file read for it (:class:`EarlierGoals`)."""
+    goals = _goal_lines(file, elsewhere, max_bytes)
     found = None
     for at, goal in goals:
         if at > line:
@@ -156,7 +170,8 @@ def _goal_at_line(file: Path, line: int, elsewhere: tuple[str, ...] = ()) -> str
     return found or None
 
 
-def _goal_lines(file: Path, elsewhere: tuple[str, ...] = ()) -> list[tuple[int, str]]:
+def _goal_lines(file: Path, elsewhere: tuple[str, ...] = (),
+                max_bytes: int | None = DEFAULT_MAX_FILE_BYTES) -> list[tuple[int, str]]:
     """``(line, goal)`` of each item of ``file``'s user turns, read as a Claude Code transcript
     in order (a subagent's left out: they carry their launch's goal). Only what the user said
     sets a goal: the other records are not decoded again to learn it (:func:`_user_turns`)."""
@@ -165,7 +180,7 @@ def _goal_lines(file: Path, elsewhere: tuple[str, ...] = ()) -> list[tuple[int, 
 
     try:
         stat = file.stat()
-        key = (str(file), stat.st_size, stat.st_mtime_ns, elsewhere)
+        key = (str(file), stat.st_size, stat.st_mtime_ns, elsewhere, max_bytes)
         if key in _readings:
             _readings.move_to_end(key)
             return _readings[key]
@@ -174,7 +189,7 @@ def _goal_lines(file: Path, elsewhere: tuple[str, ...] = ()) -> list[tuple[int, 
         return []
     # a file that is itself a resumed session's new records goes on from the goal active
     # where its first record follows on from (a chain of --continue files: C after B after A)
-    start = _goal_at_start(file, data, elsewhere)
+    start = _goal_at_start(file, data, elsewhere, max_bytes)
     try:
         # named as no file is, so that its reading looks for nothing beside it
         items = parse_source(make_source(_user_turns(data, start), name=str(file),
@@ -191,7 +206,8 @@ def _goal_lines(file: Path, elsewhere: tuple[str, ...] = ()) -> list[tuple[int, 
     return goals
 
 
-def _goal_at_start(file: Path, data: bytes, elsewhere: tuple[str, ...]) -> str | None:
+def _goal_at_start(file: Path, data: bytes, elsewhere: tuple[str, ...],
+                   max_bytes: int | None) -> str | None:
     """The goal active at the record that ``file``'s first record follows on from
     (``parentUuid``), when another file beside it holds that record; None otherwise (a file
     that begins a conversation, or the record is found nowhere)."""
@@ -204,7 +220,7 @@ def _goal_at_start(file: Path, data: bytes, elsewhere: tuple[str, ...]) -> str |
             continue
         parent = record.get("parentUuid") if isinstance(record, dict) else None
         if isinstance(record, dict) and isinstance(record.get("uuid"), str):
-            return EarlierGoals(str(file), elsewhere).goal_at(parent) \
+            return EarlierGoals(str(file), elsewhere, max_bytes).goal_at(parent) \
                 if isinstance(parent, str) and parent else None
     return None
 
@@ -223,7 +239,7 @@ def _user_turns(data: bytes, start: str | None = None) -> bytes:
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the decoder
             lines[n] = b""
             continue
         if isinstance(record, dict):

@@ -105,7 +105,7 @@ def _one_object(text: str) -> dict | None:
         return None
     try:
         document = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: an object nested past the decoder
         return None
     return document if isinstance(document, dict) else None
 

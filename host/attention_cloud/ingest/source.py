@@ -92,6 +92,9 @@ class Source:
     # conversation (:mod:`.earlier_files`): a resumed Claude Code session's old file is looked
     # for there too (:mod:`.earlier_copies`, :mod:`.earlier_goals`).
     elsewhere: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    # The size limit the file was read under (None: none): a reader that reads other files
+    # for what this one refers to (a resumed session's earlier file) reads none larger.
+    size_limit: int | None = field(default=DEFAULT_MAX_FILE_BYTES, repr=False, compare=False)
 
     def keep_document(self, document: Any) -> None:
         """Hold ``document``, what decoding the whole text as JSON gave, for the parser:
@@ -266,7 +269,9 @@ def read_path(path: str | os.PathLike[str], *, max_bytes: int | None = DEFAULT_M
             raise fail(name, f"cannot read ({error.strerror or error})") from None
     if max_bytes is not None and len(data) > max_bytes:  # it grew while being read
         raise fail(name, too_large(len(data), max_bytes))
-    return make_source(data, name=name, pointer_base=os.path.abspath(name))
+    source = make_source(data, name=name, pointer_base=os.path.abspath(name))
+    source.size_limit = max_bytes
+    return source
 
 
 def not_regular(mode: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from itertools import islice
 
 from ..embed.terms import STOPWORDS
 from .envelope import strip_tag_blocks
@@ -203,11 +204,14 @@ def continues_goal(text: str, goal: str) -> bool:
         return False
     lowered = text.strip().lower().replace("'", "")
     goal_lowered = goal.strip().lower().replace("'", "")
-    if lowered.split() == goal_lowered.split():
+    goal_words = goal_lowered.split()
+    # split no further than the goal's words go: a long text is told apart without all of its
+    # words listed (a pasted 50 MB log listed every word at once: ~0.5 GB, 20 s a message)
+    if lowered.split(None, len(goal_words)) == goal_words:
         return False
     if lowered.startswith("/"):   # the command's name (/compact, /plugin:cmd): how, not what
         lowered = lowered.partition(" ")[2]
-    words = _WORD_RUNS.findall(lowered)
+    words = [m.group() for m in islice(_WORD_RUNS.finditer(lowered), _MAX_NUDGE_WORDS + 1)]
     if not words or len(words) > _MAX_NUDGE_WORDS:
         return False
     known = {_singular(w) for w in _WORD_RUNS.findall(goal_lowered)}
