@@ -1,5 +1,5 @@
 :- module(atc_time_format_guard,
-          [ time_format_checked/2,      % +PI, +Format
+          [ time_format_checked/3,      % +PI, +Format, +Time
             time_format_max/2           % ?What, ?Max
           ]).
 % Arithmetic compiled to VM instructions (this file only): every format_time/3,4 of the
@@ -11,19 +11,23 @@
 library(sandbox) allows format_time/3,4 with any format (sandbox_trust.pl narrows only its
 output), and SWI-Prolog 9.0.4 writes the format in one C call that no limit interrupts:
 
-  - `%Nf` writes a stamp's fraction of a second in N digits into a buffer of 256 bytes on
-    the C stack: N of 255 or more overflows it and glibc ends the process (`*** stack
-    smashing detected ***`, SIGABRT). A grantee's `format_time(atom(A), '%999f', 0.5)`, 31
-    characters, ended `atc serve` for every principal.
+  - `%Nf` writes a time's seconds with N digits of their fraction into a buffer of 256
+    bytes on the C stack: N of 255 or more overflows it and glibc ends the process (`***
+    stack smashing detected ***`, SIGABRT), and so do the seconds of a date/9 term past
+    about 10^190 (`%64f`) or 10^240 (`%f`), whose whole digits are written there too. A
+    grantee's `format_time(atom(A), '%999f', 0.5)`, 31 characters, ended `atc serve` for
+    every principal.
   - the time grows faster than the format's length and the text 12 times as fast (`%c` is
     24 characters): a format of 2^24 `%c` built by doubling held a grantee's
     `atc query --time-limit 2` for 66 s and grew it to 2.6 GB, past the 1 GB memory limit.
 
 So both are wrapped for every caller: a format longer than time_format_max(length, Max)
-characters, or a directive whose number (the N of `%Nf`; leading zeros read as the C code
-reads them) passes time_format_max(digits, Max), raises
+characters, a directive whose number (the N of `%Nf`; leading zeros read as the C code
+reads them) passes time_format_max(digits, Max), or a date/9 whose seconds have more whole
+digits than time_format_max(seconds_digits, Max) raises
 error(time_format_limit(PI, What, Value, Max), _) before the builtin runs. A format that is
-no text is left to the builtin's own type error; `%%` is a `%` written, not a directive.
+no text is left to the builtin's own type error; `%%` is a `%` written, not a directive. A
+stamp (a number) is written apart from the buffer's whole digits: 10^300 with `%64f` is safe.
 */
 
 %!  time_format_max(?What, ?Max) is nondet.
@@ -32,12 +36,15 @@ no text is left to the builtin's own type error; `%%` is a `%` written, not a di
 %   builtin's last safe one).
 time_format_max(length, 65536).
 time_format_max(digits, 64).
+time_format_max(seconds_digits, 100).
 
-%!  time_format_checked(+PI, +Format) is det.
-%   True when format_time/3,4 (PI) may write Format.
+%!  time_format_checked(+PI, +Format, +Time) is det.
+%   True when format_time/3,4 (PI) may write Time by Format.
 %   @error time_format_limit(PI, length, Chars, Max) for a format too long
 %   @error time_format_limit(PI, digits, N, Max) for a directive's number too large
-time_format_checked(PI, Format) :-
+%   @error time_format_limit(PI, seconds_digits, more, Max) for a date/9's seconds too large
+time_format_checked(PI, Format, Time) :-
+    seconds_checked_(PI, Time),
     (   format_length_(Format, Length)
     ->  time_format_max(length, MaxLength),
         (   Length > MaxLength
@@ -47,6 +54,19 @@ time_format_checked(PI, Format) :-
             directives_checked_(Codes, PI, MaxDigits)
         ;   true
         )
+    ;   true
+    ).
+
+% seconds_checked_(+PI, +Time): a date/9's seconds (its sixth argument) of at most Max whole
+% digits; anything else is the builtin's to judge.
+seconds_checked_(PI, Time) :-
+    (   compound(Time),
+        compound_name_arity(Time, date, 9),
+        arg(6, Time, Seconds),
+        number(Seconds),
+        time_format_max(seconds_digits, Max),
+        abs(Seconds) >= 10.0 ** Max
+    ->  throw(error(time_format_limit(PI, seconds_digits, more, Max), _))
     ;   true
     ).
 
@@ -92,16 +112,18 @@ directive_number_([D|Ds], N0, N, Rest) :-
     directive_number_(Ds, N1, N, Rest).
 directive_number_(Rest, N, N, Rest).
 
-:- wrap_predicate(system:format_time(_, F, _), atc_time_format_guard, W,
-                  ( atc_time_format_guard:time_format_checked(format_time/3, F), W )).
-:- wrap_predicate(system:format_time(_, F, _, _), atc_time_format_guard, W,
-                  ( atc_time_format_guard:time_format_checked(format_time/4, F), W )).
+:- wrap_predicate(system:format_time(_, F, T), atc_time_format_guard, W,
+                  ( atc_time_format_guard:time_format_checked(format_time/3, F, T), W )).
+:- wrap_predicate(system:format_time(_, F, T, _), atc_time_format_guard, W,
+                  ( atc_time_format_guard:time_format_checked(format_time/4, F, T), W )).
 
 :- multifile prolog:error_message//1.
 prolog:error_message(time_format_limit(PI, length, Length, Max)) -->
     [ '~w: a format of ~D characters is too long to write (at most ~D)'-[PI, Length, Max] ].
 prolog:error_message(time_format_limit(PI, digits, N, Max)) -->
     [ '~w: a directive asks for ~D digits, more than ~D'-[PI, N, Max] ].
+prolog:error_message(time_format_limit(PI, seconds_digits, more, Max)) -->
+    [ '~w: a date''s seconds of more than ~D digits: too long to write'-[PI, Max] ].
 
 % The optimise flag ends with this file (a compiled .qlf load does not restore it: hydrate.pl).
 :- set_prolog_flag(optimise, false).

@@ -18,7 +18,18 @@ def test_a_fraction_of_many_digits_is_refused_not_a_crash(home):
     # ***`): under `atc serve`, the server of every principal.
     done = run_atc(home, "query", "format_time(atom(A), '%999f', 0.5)", "--as", "bob")
     assert done.returncode == 2, (done.returncode, done.stderr)
-    assert done.stderr.strip() == "atc: format_time/3: a directive asks for 999 digits, more than 64"
+    assert done.stderr.strip() == ("atc: format_time/3: a directive asks for 999 digits, "
+                                   "more than 64")
+
+
+def test_a_date_of_long_seconds_is_refused_not_a_crash(home):
+    # Before: a date/9's seconds are written whole into the same buffer, and 10^250 with
+    # `%f` ended the process with SIGABRT.
+    goal = "format_time(atom(A), '%f', date(2000, 1, 1, 0, 0, 1.0e250, 0, -, -))"
+    done = run_atc(home, "query", goal, "--as", "bob")
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.strip() == ("atc: format_time/3: a date's seconds of more than 100 digits: "
+                                   "too long to write")
 
 
 def test_a_long_format_is_refused_before_the_one_c_call(home):

@@ -13,7 +13,8 @@ format_of(N, Directive, Format) :-
 
 test(the_bounds) :-
     time_format_max(length, 65536),
-    time_format_max(digits, 64).
+    time_format_max(digits, 64),
+    time_format_max(seconds_digits, 100).
 
 % Before the guard each of these ended the process (SWI-Prolog 9.0.4: a 256-byte buffer on
 % the C stack, `*** stack smashing detected ***`), so the suite's swipl died with it.
@@ -25,6 +26,20 @@ test(a_fraction_past_the_bound_is_refused,
       error(time_format_limit(_, digits, _, 64))]) :-
     call(Call).
 
+% The seconds of a date/9 are written whole into the same buffer: 10^250 ended the process
+% with `%f`, 10^200 with `%64f`.
+test(a_date_of_seconds_too_long_is_refused,
+     [forall(member(S, [1.0e250, -1.0e200, 10^272, 10^400000])),
+      error(time_format_limit(format_time/3, seconds_digits, more, 100))]) :-
+    Seconds is S,
+    format_time(atom(_), '%f', date(2000, 1, 1, 0, 0, Seconds, 0, -, -)).
+
+test(a_date_of_seconds_within_the_bound_is_written) :-
+    format_time(atom(A), '%64f', date(2000, 1, 1, 0, 0, 1.0e99, 0, -, -)),
+    atom_length(A, 64),
+    format_time(atom(B), '%64f', 1.0e308),
+    atom_length(B, 64).
+
 test(a_fraction_within_the_bound_is_written) :-
     format_time(atom(A), '%64f', 0.5),
     atom_length(A, 64),
@@ -35,7 +50,8 @@ test(a_written_percent_is_no_directive) :-
     format_time(atom(A), '%%300f', 0.5),
     A == '%300f'.
 
-test(a_format_too_long_is_refused, [error(time_format_limit(format_time/3, length, 65538, 65536))]) :-
+test(a_format_too_long_is_refused,
+     [error(time_format_limit(format_time/3, length, 65538, 65536))]) :-
     format_of(32769, '%c', F),
     format_time(atom(_), F, 0).
 
