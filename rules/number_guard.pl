@@ -90,17 +90,22 @@ scan_([], State, _, Budget) :-
     numeral_ended_(State, out, Budget, _).
 scan_([C|Cs], State, Max, Budget) :-
     step_(State, C, Cs, Max, State1, Rest),
-    numeral_ended_(State, State1, Budget, Budget1),
-    scan_(Rest, State1, Max, Budget1).
+    (   atom(State)                 % out or ident, most codes' state: no numeral ends
+    ->  scan_(Rest, State1, Max, Budget)
+    ;   numeral_ended_(State, State1, Budget, Budget1),
+        scan_(Rest, State1, Max, Budget1)
+    ).
 
 % numeral_ended_(+State, +State1, +Budget0, -Budget): Budget0 less the cost of the numeral
 % that ends going from State to State1 (none ends: Budget0); throws past it.
 numeral_ended_(State, State1, Budget0, Budget) :-
-    (   numeral_digits_(State, N),
-        \+ numeral_digits_(State1, _)
-    ->  Budget is Budget0 - N * N,
+    (   atom(State)
+    ->  Budget = Budget0
+    ;   numeral_digits_(State1, _)
+    ->  Budget = Budget0
+    ;   arg(1, State, N),
+        Budget is Budget0 - N * N,
         (   Budget >= 0 -> true ; throw(atc_numbers_cost) )
-    ;   Budget = Budget0
     ).
 
 numeral_digits_(num(N), N).
