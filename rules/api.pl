@@ -83,6 +83,7 @@
 :- use_module(variant_guard, []).    % wraps variant_sha1/2, variant_hash/2: a term unfolding past 1,000,000 nodes refused
 :- use_module(memory_meter, [process_memory/1]).  % the memory limit's measure: the process's, not malloc's
 :- use_module(text_size_guard, []).  % wraps atomic_list_concat/2,3: no join past what the memory limit leaves
+:- use_module(time_format_guard, []).  % wraps format_time/3,4: no `%Nf` past its C buffer, no format past 65,536 characters
 :- use_module(store).
 :- use_module(journal).
 :- use_module(ladder).

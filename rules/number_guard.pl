@@ -27,7 +27,12 @@ does for any text that is not a number; the others raise
 `error(syntax_error(number_too_long(Max)), _)`, as they do for a number they cannot read, so
 the project's own callers, which catch syntax errors where text may be anything, go on.
 The limit is far past any number worth reading (an answer holds at most 4,000 digits) and
-reading one at the limit takes ~0.2 s.
+reading one at the limit takes ~0.2 s. A text is read in one C call whatever it holds, so its
+numerals together may cost no more than one at the limit (the squares of their digit counts
+summed, at most number_digits_max/1 squared): 20 numerals of 99,999 digits in one
+term_to_atom/2 text read for 4.8 s under a 0.5 s limit, and a grantee's text of 60 held
+`atc query --time-limit 10` for 22 s. Such a text raises
+`error(syntax_error(numbers_too_long(Max)), _)` (atom_number/2 fails).
 */
 
 %!  number_digits_max(-Max) is det.
@@ -41,21 +46,29 @@ number_digits_max(100000).
 %   `1 000 000`), a radix (`16'FF`, `0x1F`) and letters after its first digit; decimal digits
 %   of any script count (SWI-Prolog reads `٣٤` as 34). Text of any other kind, and text no
 %   longer than the limit, passes unscanned.
+%   @error syntax_error(numbers_too_long(Max)) when its numerals cost more together (the
+%   squares of their digit counts summed) than one of Max digits
 number_text_checked(Text) :-
-    (   numerals_within_(Text)
+    numerals_verdict_(Text, Verdict),
+    (   Verdict == ok
     ->  true
     ;   number_digits_max(Max),
-        throw(error(syntax_error(number_too_long(Max)), _))
+        Why =.. [Verdict, Max],
+        throw(error(syntax_error(Why), _))
     ).
 
-numerals_within_(Text) :-
+% numerals_verdict_(+Text, -Verdict): ok, number_too_long (a numeral past the limit) or
+% numbers_too_long (numerals that cost more together than one at the limit).
+numerals_verdict_(Text, Verdict) :-
     number_digits_max(Max),
     (   text_(Text, Len),
         Len > Max
     ->  text_to_string(Text, S),
         string_codes(S, Codes),
-        scan_(Codes, out, Max)
-    ;   true
+        Budget is Max * Max,
+        catch(( scan_(Codes, out, Max, Budget) -> Verdict = ok ; Verdict = number_too_long ),
+              atc_numbers_cost, Verdict = numbers_too_long)
+    ;   Verdict = ok
     ).
 
 % text_(+T, -Length): T is text of Length characters (a number's text is short).
@@ -65,16 +78,39 @@ text_(T, Len) :-
     ;   is_list(T), T = [C|_], ( integer(C) ; atom(C) ) -> length(T, Len)
     ).
 
-% scan_(+Codes, +State, +Max): no numeral in Codes passes Max digits. States: out (between
-% tokens), ident (inside a name: its digits are no number), num(N) (a numeral of N digits so
-% far), sep(N) (after a digit group's `_`, where layout and comments may come before the next
+% scan_(+Codes, +State, +Max, +Budget): no numeral in Codes passes Max digits. States: out
+% (between tokens), ident (inside a name: its digits are no number), num(N) (a numeral of N
+% digits so far), sep(N) (after a digit group's `_`, where layout and comments may come before the next
 % group) and line(N) (inside a line comment there). A walk of a code list: string_code/3
 % takes time growing with the index in SWI-Prolog 9.0 (0.6 s for 20,000 codes, 2.2 s for
 % 40,000).
-scan_([], _, _).
-scan_([C|Cs], State, Max) :-
+% Budget is what the numerals not yet ended may cost: a numeral of N digits costs N^2 as
+% it ends (its state leaves num/sep/line), and numerals costing more throw atc_numbers_cost.
+scan_([], State, _, Budget) :-
+    numeral_ended_(State, out, Budget, _).
+scan_([C|Cs], State, Max, Budget) :-
     step_(State, C, Cs, Max, State1, Rest),
-    scan_(Rest, State1, Max).
+    (   atom(State)                 % out or ident, most codes' state: no numeral ends
+    ->  scan_(Rest, State1, Max, Budget)
+    ;   numeral_ended_(State, State1, Budget, Budget1),
+        scan_(Rest, State1, Max, Budget1)
+    ).
+
+% numeral_ended_(+State, +State1, +Budget0, -Budget): Budget0 less the cost of the numeral
+% that ends going from State to State1 (none ends: Budget0); throws past it.
+numeral_ended_(State, State1, Budget0, Budget) :-
+    (   atom(State)
+    ->  Budget = Budget0
+    ;   numeral_digits_(State1, _)
+    ->  Budget = Budget0
+    ;   arg(1, State, N),
+        Budget is Budget0 - N * N,
+        (   Budget >= 0 -> true ; throw(atc_numbers_cost) )
+    ).
+
+numeral_digits_(num(N), N).
+numeral_digits_(sep(N), N).
+numeral_digits_(line(N), N).
 
 % step_(+State, +C, +Cs, +Max, -State1, -Rest): read C (Cs after it) in State.
 step_(out, C, Cs, _, State, Cs) :-
@@ -142,12 +178,9 @@ wrapped_(porter_stem:tokenize_atom(T, _), T, throw).
 
 % checked_(+Text, +OnTooLong): the wrappers' test, as cheap as a length for short text.
 checked_(Text, OnTooLong) :-
-    (   numerals_within_(Text)
-    ->  true
-    ;   OnTooLong == fail
-    ->  fail
-    ;   number_digits_max(Max),
-        throw(error(syntax_error(number_too_long(Max)), _))
+    (   OnTooLong == fail
+    ->  numerals_verdict_(Text, ok)
+    ;   number_text_checked(Text)
     ).
 
 :- forall(wrapped_(Head, Text, OnTooLong),
@@ -157,6 +190,8 @@ checked_(Text, OnTooLong) :-
 :- multifile prolog:error_message//1.
 prolog:error_message(syntax_error(number_too_long(Max))) -->
     [ 'Syntax error: a number of more than ~D digits: too long to read'-[Max] ].
+prolog:error_message(syntax_error(numbers_too_long(Max))) -->
+    [ 'Syntax error: numbers that together take longer to read than one of ~D digits'-[Max] ].
 
 % The optimise flag ends with this file. Loaded from the compiled rules (.qlf) SWI-Prolog runs a
 % file's directives without restoring its file-scoped flags at its end: the flag would stay set

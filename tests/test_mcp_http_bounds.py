@@ -171,3 +171,23 @@ def test_an_authorised_body_over_the_sdks_limit_is_answered_413_in_json(serving)
             pass
     assert answer.startswith(b"HTTP/1.1 413"), answer[:300]
     assert b"application/json" in answer and b'{"error"' in answer, answer[:300]
+
+
+def test_a_token_in_a_url_is_written_to_no_log(tmp_path):
+    """uvicorn's access log wrote each request's path with its query string to stdout, so a
+    token a client sent in the URL (`?access_token=`, RFC 6750's form for it) stood in the
+    server's log, right or wrong: `atc serve` writes no access log, and now neither does this."""
+    code = "from attention_cloud.cli import main\nmain(['mcp', '--http', '--port', '0'])"
+    env = {**os.environ, "ATC_HOME": str(tmp_path / "home"), "ATC_MCP_TOKEN": TOKEN}
+    server = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        line = server.stdout.readline()
+        port = int(line.split("127.0.0.1:")[1].split("/")[0])
+        for query in (f"access_token={TOKEN}", "token=guessed-wrong-0123456789"):
+            status = _status(port, f"GET /mcp?{query} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert status == b"HTTP/1.1 401 Unauthorized", status
+    finally:
+        server.terminate()
+        logged = server.communicate(timeout=60)[0]
+    assert TOKEN not in logged and "guessed-wrong" not in logged, logged[-2000:]

@@ -344,3 +344,51 @@ def test_one_principal_holds_at_most_a_few_requests_at_once(granted):
     assert (status, after) == (429, 200), body
     assert body == {"error": "erin has 2 requests in progress on this server, as many as one "
                              "caller may; retry when one is answered"}
+
+
+def _unsent_by_server(server_port: int, client_port: int) -> int:
+    """Bytes the server's end of the connection from ``client_port`` holds unsent in the
+    kernel (/proc/net/tcp's tx_queue): more than 0 once an answer is written and not read."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        ends = (int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16))
+        if ends == (server_port, client_port):
+            return int(fields[4].split(":")[0], 16)
+    return 0
+
+
+def test_answers_a_caller_never_reads_do_not_keep_other_callers_out(granted):
+    """A grantee's connections, each asking for an answer of 4 MB and never reading it, held
+    every connection the server takes: a closed connection waits to send what it holds, so
+    neither the deadline after an answer nor a newcomer's closing of the longest waiting freed
+    one, and every other caller was answered 503 for as long as the grantee liked (64 of
+    them on a real server; 503 at 10 s and 50 s). Now an answer not read by the deadline,
+    or the longest waiting when the server is full, is dropped with its connection."""
+    server = PatchedServer(granted[0], extra="s.HEADERS_TIMEOUT = 2.0\n")
+    goal = "length(L, 22), foldl([_, A0, A]>>atom_concat(A0, A0, A), L, x, B)"   # 4 MB
+    body = json.dumps({"goal": goal, "limit": 1}).encode()
+    request = (b"POST /v1/query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+               granted[1].encode() + b"\r\nContent-Type: application/json\r\n"
+               b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    held, statuses = [], []
+    try:
+        for _ in range(3):          # with the caller's below, the patched MAX_CONNECTIONS
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # reads nothing
+            sock.connect(("127.0.0.1", server.port))
+            sock.sendall(request)
+            held.append(sock)
+        for sock in held:           # each answer made, and waiting for its caller
+            deadline = time.monotonic() + 60
+            while _unsent_by_server(server.port, sock.getsockname()[1]) == 0:
+                assert time.monotonic() < deadline, "the server never answered"
+                time.sleep(0.05)
+        deadline = time.monotonic() + 10
+        while not statuses or statuses[-1] != 200 and time.monotonic() < deadline:
+            statuses.append(get(server.url + "/v1/whoami", granted[1])[0])
+            time.sleep(0.2)
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+    assert statuses[-1] == 200, statuses

@@ -21,6 +21,31 @@ too_long(error(syntax_error(number_too_long(100000)), _)).
 
 :- begin_tests(number_guard).
 
+% numerals(+K, +N, -Atom): K numerals of N sevens in a list's text, `[777,777]`.
+numerals(K, N, A) :-
+    digits(N, D),
+    length(Ds, K),
+    maplist(=(D), Ds),
+    atomic_list_concat(Ds, ',', Inner),
+    atomic_list_concat(['[', Inner, ']'], A).
+
+% One text is read in one C call: 20 numerals of 99,999 digits read for 4.8 s under a 0.5 s
+% limit before their cost was summed.
+test(numerals_costing_more_together_than_one_at_the_limit_are_refused,
+     [forall(member(G, [term_to_atom(_, A), tokenize_atom(A, _), atom_to_term(A, _, _)])),
+      setup(numerals(20, 99999, A)),
+      error(syntax_error(numbers_too_long(100000)))]) :-
+    call(G).
+
+test(numerals_within_the_cost_are_read) :-
+    numerals(2, 70000, A),                  % 2 x 70,000^2 < 100,000^2
+    term_to_atom(T, A),
+    length(T, 2),
+    numerals(1000, 100, B),
+    term_to_atom(U, B),
+    length(U, 1000).
+
+
 test(the_limit_is_100000) :-
     number_digits_max(100000).
 

@@ -517,8 +517,10 @@ def _run_http(server: Any, sock: Any) -> None:
 
     from ..sharing.server import bounded_http_protocol
 
+    # no access log, as atc serve: uvicorn's wrote each request's path and query string to
+    # stdout, a token a client put in the URL (`?access_token=`, RFC 6750's form) with it
     config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"),
-                            log_level=server.settings.log_level.lower(),
+                            log_level=server.settings.log_level.lower(), access_log=False,
                             http=bounded_http_protocol())
     anyio.run(functools.partial(uvicorn.Server(config).serve, sockets=[sock]))
 

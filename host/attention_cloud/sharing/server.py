@@ -460,11 +460,16 @@ def bounded_http_protocol() -> type:
       connection, and its timer stops at the first byte that arrives: a request line alone, or
       nothing at all, held the connection for ever. A request whose headers came is left
       alone (its body has BODY_TIMEOUT; its answer takes what it takes);
+    - an answer its caller has not read HEADERS_TIMEOUT seconds after it was made ends its
+      connection at once (its unsent bytes dropped): a closed connection waits to send what
+      it holds, and a grantee whose 64 connections each asked for a 4 MB answer and never
+      read it held every connection for as long as they liked (every other caller 503);
     - a connection that comes when MAX_CONNECTIONS are open closes the one that has waited
       longest for its request's headers (one that sent nothing, part of a request line, or
-      nothing since its last answer): one caller holding every connection half-open, each
-      opened again as the deadline closed it, had every other caller answered 503 for as long
-      as it went on, without a token. A caller whose request has come is never closed so;
+      nothing since its last answer, or whose caller has not read that answer): one caller
+      holding every connection half-open, each opened again as the deadline closed it, had
+      every other caller answered 503 for as long as it went on, without a token. A caller
+      whose request has come is never closed so;
     - past MAX_CONNECTIONS connections (or requests in progress) a request is answered 503
       with the JSON body every refusal has, as uvicorn's ``limit_concurrency`` answered it
       in plain text: when every connection holds a request (its body arriving, its answer).
@@ -500,15 +505,28 @@ def bounded_http_protocol() -> type:
                 self._close_longest_waiting()
 
         def _waiting(self) -> bool:
-            """No request of this connection is being read or answered: it waits for one."""
+            """No request of this connection is being read or answered: it waits for one, or
+            for its caller to read the last answer (closing, or not yet, it holds a slot)."""
             return (self.cycle is None or self.cycle.response_complete) and \
-                not self.transport.is_closing()
+                (not self.transport.is_closing() or self._unsent() > 0)
+
+        def _unsent(self) -> int:
+            """Bytes of an answer still waiting for the caller to read them."""
+            return self.transport.get_write_buffer_size()
+
+        def _shut(self) -> None:
+            """Close the connection; at once (abort) when an answer is unsent: close() waits
+            until the caller reads it, and a caller who never does kept the connection."""
+            if self._unsent() > 0:
+                self.transport.abort()
+            elif not self.transport.is_closing():
+                self.transport.close()
 
         def _close_longest_waiting(self) -> None:
             waiting = [c for c in self.connections
                        if c is not self and isinstance(c, ServeProtocol) and c._waiting()]
             if waiting:
-                min(waiting, key=lambda c: c._waiting_since or 0.0).transport.close()
+                min(waiting, key=lambda c: c._waiting_since or 0.0)._shut()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -544,8 +562,7 @@ def bounded_http_protocol() -> type:
             self._deadline = None
             if self.cycle is not None and not self.cycle.response_complete:
                 return                      # a request came and is being answered
-            if not self.transport.is_closing():
-                self.transport.close()      # connection_lost does the rest, as for a reset
+            self._shut()                    # connection_lost does the rest, as for a reset
 
     return ServeProtocol
 
