@@ -132,3 +132,29 @@ def test_rows_scored_where_they_are_read_give_the_cosines_of_the_rows_gathered(l
                                                                         scattered(seed + 20, 40)]))
         expected = np.einsum("ij,j->i", mapped.pread(asked), query)
         assert np.array_equal(mapped.products(asked, query), expected)
+
+
+@pytest.mark.skipif(not batch_reads.available(), reason="no native AIO on this system")
+def test_batches_of_other_files_and_sizes_one_after_another_read_their_own_rows(log, tmp_path):
+    """The batch's control blocks and completions are kept between calls: a batch of fewer
+    reads, of another file, after a larger one reads its own rows, and a file cut short is
+    still told short after whole reads of a longer one (nothing of the call before counts)."""
+    path, rows = log
+    other_rows = np.random.default_rng(12).standard_normal((ROWS, DIM)).astype(np.float16)
+    other = tmp_path / "other.f16"
+    with open(other, "wb") as handle:
+        write_header(handle, DIM)
+        handle.write(other_rows.tobytes())
+    short = tmp_path / "short.f16"
+    short.write_bytes(path.read_bytes()[: mapped_rows.HEADER_BYTES + 2000 * DIM * 2])
+    with open(path, "rb", buffering=0) as first, open(other, "rb", buffering=0) as second:
+        for seed, count in ((13, 900), (14, 40), (15, 300), (16, 9)):
+            for handle, held in ((first, rows), (second, other_rows)):
+                asked = scattered(seed, count)
+                got = read_rows(handle.fileno(), asked, DIM, np.float16, mapped_rows.HEADER_BYTES, path)
+                assert np.array_equal(got.view(np.uint16), held[asked].view(np.uint16))
+    asked = scattered(17, 300)
+    past = int(asked[asked >= 2000][0])
+    with open(short, "rb", buffering=0) as handle:
+        with pytest.raises(HomeError, match=f"ends before row {past}$"):
+            read_rows(handle.fileno(), asked, DIM, np.float16, mapped_rows.HEADER_BYTES, short)

@@ -45,8 +45,24 @@ _IOCB = np.dtype([("data", "<u8"), ("key", "<u4"), ("rw_flags", "<i4"), ("opcode
 _EVENT = np.dtype([("data", "<u8"), ("obj", "<u8"), ("res", "<i8"), ("res2", "<i8")])
 
 _lock = threading.Lock()
-#: libc, numbers, ctx, pid of this process's context; off: True once refused
+#: libc, numbers, ctx, pid of this process's context, its batch arrays; off: True once refused
 _state: dict[str, object] = {}
+
+
+class _Batch:
+    """The arrays a batch of up to ``_DEPTH`` reads is submitted and reaped through, made once
+    per process (under ``_lock``, so one batch at a time): the control blocks with the fields
+    every read shares already set (the read's opcode, its place in the batch as its ``data``),
+    the pointers to them that ``io_submit`` takes, and the completions. Made anew per batch
+    they cost ~0.3 ms of numpy's a 100k home's warm frame, a tenth of its reads' time."""
+
+    def __init__(self) -> None:
+        self.blocks = np.zeros(_DEPTH, dtype=_IOCB)
+        self.blocks["data"] = np.arange(_DEPTH, dtype=np.uint64)
+        self.blocks["opcode"] = _PREAD
+        self.pointers = self.blocks.ctypes.data + np.arange(_DEPTH, dtype=np.uint64) * _IOCB.itemsize
+        self.events = np.zeros(_DEPTH, dtype=_EVENT)
+        self.now = (ctypes.c_long * 2)(0, 0)  # struct timespec {0, 0}: do not wait
 
 
 def _context() -> tuple | None:
@@ -71,7 +87,7 @@ def _context() -> tuple | None:
     if libc.syscall(ctypes.c_long(numbers[0]), ctypes.c_long(_DEPTH), ctypes.byref(ctx)) != 0:
         _state["off"] = True  # ENOSYS, EPERM (seccomp), EAGAIN (aio-max-nr): read one by one
         return None
-    _state.update(libc=libc, numbers=numbers, ctx=ctx, pid=os.getpid())
+    _state.update(libc=libc, numbers=numbers, ctx=ctx, pid=os.getpid(), batch=_Batch())
     return libc, numbers, ctx
 
 
@@ -97,24 +113,22 @@ def read_scattered(fd: int, buffer: np.ndarray, offsets: np.ndarray, sizes: np.n
         if setup is None:
             return False
         libc, (_, submit_nr, getevents_nr), ctx = setup
-        _drain(libc, getevents_nr, ctx)
-        base = buffer.ctypes.data
+        batch: _Batch = _state["batch"]  # type: ignore[assignment]
+        _drain(libc, getevents_nr, ctx, batch)
+        base = np.uint64(buffer.ctypes.data)
+        blocks = batch.blocks
+        blocks["fildes"] = fd
         for first in range(0, count, _DEPTH):
             part = slice(first, min(count, first + _DEPTH))
             n = part.stop - part.start
-            blocks = np.zeros(n, dtype=_IOCB)
-            blocks["data"] = np.arange(part.start, part.stop, dtype=np.uint64)
-            blocks["opcode"] = _PREAD
-            blocks["fildes"] = fd
-            blocks["buf"] = base + np.asarray(places[part], dtype=np.uint64)
-            blocks["nbytes"] = sizes[part]
-            blocks["offset"] = offsets[part]
-            pointers = blocks.ctypes.data + np.arange(n, dtype=np.uint64) * _IOCB.itemsize
-            events = np.zeros(n, dtype=_EVENT)
+            blocks["buf"][:n] = np.asarray(places[part], dtype=np.uint64) + base
+            blocks["nbytes"][:n] = sizes[part]
+            blocks["offset"][:n] = offsets[part]
+            events = batch.events[:n]
             submitted = 0
             while submitted < n:
                 got = libc.syscall(ctypes.c_long(submit_nr), ctx, ctypes.c_long(n - submitted),
-                                   ctypes.c_void_p(pointers.ctypes.data + 8 * submitted))
+                                   ctypes.c_void_p(batch.pointers.ctypes.data + 8 * submitted))
                 if got <= 0:  # refused (seccomp, no AIO) or out of resources: read otherwise
                     code = ctypes.get_errno()
                     _reap(libc, getevents_nr, ctx, events, submitted)
@@ -124,7 +138,7 @@ def read_scattered(fd: int, buffer: np.ndarray, offsets: np.ndarray, sizes: np.n
                 submitted += got
             _reap(libc, getevents_nr, ctx, events, n)
             done = events["res"]
-            order = (events["data"] - part.start).astype(np.int64)
+            order = events["data"].astype(np.int64)  # each read's place in this batch
             wanted = np.asarray(sizes[part], dtype=np.int64)[order]
             failed = done < 0
             if failed.any():
@@ -151,12 +165,10 @@ def _reap(libc, getevents_nr: int, ctx, events: np.ndarray, count: int) -> None:
         reaped += got
 
 
-def _drain(libc, getevents_nr: int, ctx) -> None:
+def _drain(libc, getevents_nr: int, ctx, batch: _Batch) -> None:
     """Collect, without waiting, completions a call left behind (stopped by Ctrl-C between
     its submit and its reap): taken for this call's, they would misreport its reads. A
     buffered read is complete when io_submit returns, so they are all there to be taken."""
-    events = np.zeros(_DEPTH, dtype=_EVENT)
-    now = (ctypes.c_long * 2)(0, 0)  # struct timespec {0, 0}: do not wait
     while libc.syscall(ctypes.c_long(getevents_nr), ctx, ctypes.c_long(0), ctypes.c_long(_DEPTH),
-                       ctypes.c_void_p(events.ctypes.data), ctypes.byref(now)) > 0:
+                       ctypes.c_void_p(batch.events.ctypes.data), ctypes.byref(batch.now)) > 0:
         pass
