@@ -148,6 +148,21 @@ def hash_home_and_session(home: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture
+def children_tmpdir(tmp_path: Path, monkeypatch) -> Path:
+    """The temporary folder of every process this test starts from now on (``TMPDIR``) and of
+    this one's :mod:`tempfile`: an empty folder of the test's own, for the test to find empty
+    at its end. Scripts and bench runs that left a folder in /tmp each time they ran left
+    dozens behind every suite run."""
+    import tempfile
+
+    folder = tmp_path / "children-tmp"
+    folder.mkdir()
+    monkeypatch.setenv("TMPDIR", str(folder))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+@pytest.fixture
 def memory(home: Path):
     """A Memory opened on a fresh home, closed after the test."""
     from attention_cloud import Memory

@@ -1,6 +1,6 @@
 """`scripts/bench/stop_soak.py` SIGTERMs busy `atc watch` and `atc serve` processes and counts
-how each ended (BENCHMARKS.md quotes it): one trial of each, both ending 0, no hang; and a
-trial that ended otherwise is counted as what it was."""
+how each ended (BENCHMARKS.md quotes it): one trial of each, both ending 0, no hang, and no
+work folder left behind; and a trial that ended otherwise is counted as what it was."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOAK = ROOT / "scripts" / "bench" / "stop_soak.py"
 
 
-def test_one_stop_of_each_ends_0(tmp_path) -> None:
+def test_one_stop_of_each_ends_0_and_leaves_no_folder(tmp_path, children_tmpdir) -> None:
     out = tmp_path / "figures.json"
     done = subprocess.run([sys.executable, str(SOAK), "--trials", "1", "--json", str(out)],
                           capture_output=True, text=True, timeout=600, cwd=ROOT)
@@ -22,6 +22,8 @@ def test_one_stop_of_each_ends_0(tmp_path) -> None:
     for command in ("watch", "serve"):
         assert figures[command]["this"]["exits"] == {"0": 1}, figures
         assert figures[command]["this"]["hangs"] == 0
+    # nothing hung: no work folder kept "for hang stacks" (one was left in /tmp every run)
+    assert list(children_tmpdir.iterdir()) == [] and "work folder" not in done.stdout
 
 
 def test_the_summary_counts_each_way_of_ending() -> None:

@@ -251,15 +251,24 @@ def test_acquire_after_an_erasure_elsewhere_forgets_what_was_read(tmp_path):
         assert len(mem.read_points) == 1
         (secret,) = [r["H"] for r in mem.query("item_text(H, T)").rows if "S3CRET" in r["T"]]
         mem.release()
-        # the eraser holds the lock before this Memory asks for it, and erases while it waits
+        # the eraser holds the lock before this Memory asks for it, and erases while it waits:
+        # once this process has the lock file open (it waits on it), not after a fixed 2 s
         eraser = subprocess.Popen([sys.executable, "-c", f"""
-import time
+import os, time
 from pathlib import Path
 from attention_cloud import Memory
+
+def waiting(pid, lock):
+    fds = Path(f"/proc/{{pid}}/fd")
+    return any(os.readlink(fd) == lock for fd in fds.iterdir())
+
 with Memory.open({str(home)!r}) as mem:
     mem.acquire()
     Path({str(ready)!r}).touch()
-    time.sleep(2)
+    deadline = time.monotonic() + 120
+    while not waiting({os.getpid()}, {str((home / ".lock").resolve())!r}):
+        assert time.monotonic() < deadline, "the reader never asked for the lock"
+        time.sleep(0.02)
     mem.forget([{secret!r}])
 """])
         deadline = time.monotonic() + 120

@@ -299,7 +299,8 @@ import json, sys, tempfile
 from pathlib import Path
 from attention_cloud import Memory
 from attention_cloud.home import write_config
-home = Path(tempfile.mkdtemp()) / "home"
+scratch = tempfile.TemporaryDirectory()   # removed as the process exits
+home = Path(scratch.name) / "home"
 home.mkdir()
 write_config(home, {"embedder": "hash"})
 with Memory.open(home) as mem:
@@ -337,12 +338,13 @@ def test_a_score_tie_goes_to_the_first_unit_in_every_process():
     assert json.loads(outs[0])[0] == "Delta was here. …"
 
 
-def test_the_same_frame_with_excerpts_comes_out_of_fresh_processes():
+def test_the_same_frame_with_excerpts_comes_out_of_fresh_processes(children_tmpdir):
     transcript = Path(__file__).parent / "fixtures" / "long_v1" / "transcript.jsonl"
     first, *others = _in_fresh_processes(_FRAME, str(transcript))
     frames = json.loads(first)
     assert any(fact[3] for _, facts in frames for fact in facts)  # excerpts were chosen
     assert all(other == first for other in others)
+    assert list(children_tmpdir.iterdir()) == []   # their scratch homes removed
 
 
 # A pre-commit hook's output as the real Claude Code sessions hold it: the goal's words lie in

@@ -7,6 +7,8 @@ not embedded yet; after curation the same goal is answered ``hybrid``.
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -139,46 +141,58 @@ def test_a_frame_during_curation_uses_what_is_already_embedded(home, monkeypatch
     assert during["uncurated"] == during["unembedded"] == total - 20
 
 
+def _written_long_ago(path: Path) -> Path:
+    """``path`` with a modification time an hour back: a finished transcript, which the
+    watcher reads whole at once (the last turn of a file changed within its settle time, 10 s,
+    is held back until the file has been quiet that long: test_watch.py's subject, and here
+    ten seconds of waiting for nothing)."""
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    return path
+
+
 def test_the_watcher_curates_what_each_poll_ingested(home, tmp_path):
-    import os
     import subprocess
     import sys
-    import time
+
+    from watching import PipeLines
 
     write_config(home, {"embedder": "hash"})
     folder = tmp_path / "live"
     folder.mkdir()
-    write_transcript(folder)
+    _written_long_ago(write_transcript(folder))
     proc = subprocess.Popen([sys.executable, "-m", "attention_cloud.cli", "ingest", str(folder),
                              "--watch", "--curate", "--interval", "0.3", "--home", str(home)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ})
-    try:
-        def settled(goal: str) -> dict | None:
-            out = run("hydrate", "--goal", goal, "--format", "json", home=home)
-            receipt = json.loads(out.stdout)["receipt"] if out.exit_code == 0 else {}
-            return receipt if receipt.get("path") == "hybrid" and receipt["uncurated"] == 0 \
-                else None
+    out, err = PipeLines(proc.stdout), PipeLines(proc.stderr)
 
-        deadline = time.monotonic() + 240
-        while settled("quokkaline bucket") is None and time.monotonic() < deadline:
-            time.sleep(1)
-        (folder / "later.txt").write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
-        receipt = None
-        while receipt is None and time.monotonic() < deadline:
-            time.sleep(1)
-            receipt = settled("zebrafinch cron")
-            if receipt and receipt["facts"][0]["seeded_by"] != "relevance":
-                receipt = None
-        assert receipt is not None, "the watcher never curated the new file"
+    def curated(batches: int, goal: str) -> dict:
+        """Wait for the watcher's report of its ``batches``-th curate (it prints one after
+        each batch it curated), then frame ``goal``; the frame's receipt."""
+        out.wait_for(lambda lines: sum(line.startswith("curate: items: ") for line in lines)
+                     >= batches, proc, f"curate report {batches}", timeout=240)
+        return frame(home, goal)["receipt"]
+
+    try:
+        receipt = curated(1, "quokkaline bucket")
+        assert receipt["path"] == "hybrid" and receipt["uncurated"] == 0, receipt
+        # a finished file moved in (as a copy would arrive whole)
+        later = tmp_path / "later.txt"
+        later.write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
+        _written_long_ago(later)
+        os.replace(later, folder / "later.txt")
+        receipt = curated(2, "zebrafinch cron")
+        assert receipt["path"] == "hybrid" and receipt["uncurated"] == 0, receipt
+        assert receipt["facts"][0]["seeded_by"] == "relevance", receipt
         assert proc.poll() is None
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=60)
-    # the first batch, then the new file (and the first file's last turn, read once it settled:
-    # atc watch holds a speaker-line transcript's last turn while it may still grow)
-    assert 2 <= out.count("curate: items: ") <= 3, out + err
-    assert "curate: items: 1 " in out
+        proc.wait(timeout=60)
+    reports = [line for line in out.text().splitlines() if line.startswith("curate: items: ")]
+    # the first file whole in the first batch, then the new file's one turn
+    assert len(reports) == 2, out.text() + err.text()
+    assert reports[0].startswith("curate: items: 5 ") and reports[1].startswith("curate: items: 1 ")
 
 
 def test_curate_on_ingest_needs_watch(home, tmp_path):

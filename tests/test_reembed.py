@@ -22,6 +22,8 @@ from attention_cloud.home import read_config, write_config
 from attention_cloud.paths import samples_dir
 from attention_cloud.reembed import NEXT_DIR, STATE_FILE
 
+from watching import PipeLines
+
 
 class Killed(Exception):
     """Stands for a SIGKILL: the run stops between two flushed batches."""
@@ -306,6 +308,7 @@ def test_a_watcher_keeps_curating_after_another_process_moved_the_home(tmp_path)
                              "--format-output", "json", "--home", str(home)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ})
+    events, errors = PipeLines(proc.stdout), PipeLines(proc.stderr)
 
     def curated_hybrid(goal: str) -> bool:
         out = run("hydrate", "--goal", goal, "--format", "json", home=home)
@@ -313,19 +316,29 @@ def test_a_watcher_keeps_curating_after_another_process_moved_the_home(tmp_path)
         return found.get("path") == "hybrid" and found.get("uncurated") == 0 \
             and bool(found.get("facts"))
 
+    def batches_curated(lines: list[str]) -> int:
+        """The watcher's batches so far that curated something (a JSON event a line)."""
+        return sum(e["event"] == "batch" and e["curated"] > 0 for e in map(json.loads, lines))
+
+    def answered_once_curated(goal: str, seconds: float) -> None:
+        """Frame ``goal`` after each batch that curates (the watcher says so), not every
+        0.5 s, until it is answered from curated items; fails after ``seconds``."""
+        deadline = time.monotonic() + seconds
+        seen = batches_curated(events.lines)
+        while not curated_hybrid(goal):
+            events.wait_for(lambda lines: batches_curated(lines) > seen, proc,
+                            f"a batch curated for {goal!r}", deadline - time.monotonic())
+            seen = batches_curated(events.lines)
+
     try:
-        deadline = time.monotonic() + 120
-        while not curated_hybrid("quokkaline bucket") and time.monotonic() < deadline:
-            time.sleep(0.5)
+        answered_once_curated("quokkaline bucket", 120)
         out = run("curate", "--reembed", "--embedder", "hash:256", home=home)
         assert out.exit_code == 0, out.output
         (folder / "b.txt").write_text("User: the zebrafinch cron job runs at 04:10 UTC now.\n")
-        deadline = time.monotonic() + 40
-        while not curated_hybrid("zebrafinch cron") and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert curated_hybrid("zebrafinch cron"), "the watcher did not curate after the move"
+        answered_once_curated("zebrafinch cron", 40)   # the watcher curates after the move
     finally:
         proc.terminate()
-        out, err = proc.communicate(timeout=60)
-    assert '"event": "error"' not in out, out
+        proc.wait(timeout=60)
+    out = events.text()
+    assert '"event": "error"' not in out, out + errors.text()
     assert json.loads((home / "vectors" / "manifest.json").read_text())["dim"] == 256

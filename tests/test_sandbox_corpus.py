@@ -203,7 +203,8 @@ import sys, tempfile, threading, time
 from attention_cloud import Memory
 from attention_cloud.errors import PrologError
 threading.Thread(target=time.sleep, args=(600,), daemon=True).start()   # as a server has
-mem = Memory.open(tempfile.mkdtemp())
+scratch = tempfile.TemporaryDirectory()   # removed as the process exits
+mem = Memory.open(scratch.name)
 for goal in ["between(1, inf, N), atom_number(A, N), fail",
              "repeat, catch((between(1, inf, _), fail), _, true), fail"] * 12:
     t0 = time.process_time()   # this process's CPU: what a loop the watchdog missed would burn
@@ -218,7 +219,7 @@ print("ok")
 """
 
 
-def test_limits_hold_under_load():
+def test_limits_hold_under_load(children_tmpdir):
     """The watchdog stops loops that make atoms (atom GC signals the same thread) and caught
     loops, 24 times over while three CPU burners compete for the cores. Before the watchdog was
     a thread, one alarm's lost signal ended the alarm chain and the janus backend ran on."""
@@ -231,6 +232,7 @@ def test_limits_hold_under_load():
             burner.kill()
             burner.wait()
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+    assert list(children_tmpdir.iterdir()) == []   # its scratch home removed
 
 
 
@@ -241,7 +243,8 @@ from pathlib import Path
 from attention_cloud import Memory
 from attention_cloud.errors import PrologError
 from attention_cloud.home import write_config
-home = Path(tempfile.mkdtemp()) / "home"
+scratch = tempfile.TemporaryDirectory()   # removed as the process exits
+home = Path(scratch.name) / "home"
 home.mkdir()
 write_config(home, {"embedder": "hash"})
 with Memory.open(home) as mem:
@@ -262,7 +265,7 @@ with Memory.open(home) as mem:
 """
 
 
-def test_a_huge_query_text_does_not_hold_the_search_past_the_limit():
+def test_a_huge_query_text_does_not_hold_the_search_past_the_limit(children_tmpdir):
     """The search reads its query text in the host, where no limit reaches: a goal that built
     a 37 MB text in a fraction of a second (22 doublings) held `nearest/3` for ~30 s past a 2 s
     limit (the hash embedder reads every word), a `POST /v1/query` as long. The host reads a
@@ -277,3 +280,4 @@ def test_a_huge_query_text_does_not_hold_the_search_past_the_limit():
     # loaded machine the limit stops the goal on time, but the stop is run and answered in
     # the turns the process gets (6.3 s of wall time beside nine busy loops, 0.2 s of CPU).
     assert len(took) == 3 and all(cpu < 6 and wall < 60 for wall, cpu in took.values()), took
+    assert list(children_tmpdir.iterdir()) == []   # its scratch home removed

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from granted_home import granted_memory
-from held_sockets import closed_by_server, wait_read_by_server
+from held_sockets import closed_by_server, wait_read_by_server, wait_server_idle
 from test_sharing import Server
 
 #: The server's limits, small enough for a test to reach quickly.
@@ -140,7 +140,7 @@ def _whoami_while_requests_in_progress(server: "PatchedServer", token: str,
             status, body = get(server.url + "/v1/whoami", token)
         for sock in busy:
             sock.close()
-        time.sleep(0.5)
+        wait_server_idle(server.port)   # it has seen them end: not a fixed 0.5 s
         after, _ = get(server.url + "/v1/whoami", token)
     finally:
         for sock in busy:

@@ -18,7 +18,8 @@ from attention_cloud.cli import _explaining_errors
 from attention_cloud.errors import write_refused
 
 resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
-path = Path(tempfile.mkdtemp()) / "postings.npy"
+scratch = tempfile.TemporaryDirectory()   # removed as the process exits
+path = Path(scratch.name) / "postings.npy"
 try:
     np.save(path, np.zeros(250_000, dtype=np.int32))
 except OSError as exc:
@@ -30,7 +31,7 @@ except Exception as exc:
 """
 
 
-def test_a_numpy_write_cut_short_is_a_refused_write_in_one_line():
+def test_a_numpy_write_cut_short_is_a_refused_write_in_one_line(children_tmpdir):
     out = subprocess.run([sys.executable, "-c", _CAPPED_NUMPY_WRITE], capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -39,3 +40,4 @@ def test_a_numpy_write_cut_short_is_a_refused_write_in_one_line():
     assert said.startswith("OneLineError a write of the memory home was cut short ("), said
     assert "requested" in said and "run the command again once the file system takes writes" \
         in said, said
+    assert list(children_tmpdir.iterdir()) == []   # its scratch folder removed

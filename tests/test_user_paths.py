@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -19,6 +18,8 @@ from click.testing import CliRunner
 from attention_cloud.cli import main
 from attention_cloud.home import EMBEDDER_SCHEMES, write_config
 from attention_cloud.paths import samples_dir
+
+from watching import PipeLines
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 SESSION = FIXTURES / "claude_code_session.jsonl"
@@ -141,56 +142,32 @@ def test_files_over_the_size_limit_are_reported(home, folder, tmp_path):
     assert out.exit_code == 1 and "over the 100 bytes limit" in out.output
 
 
-def _follow(stream) -> tuple[list[str], threading.Thread]:
-    """The lines a pipe has given so far, read as they come by a thread of their own (which
-    ends at the end of the pipe)."""
-    lines: list[str] = []
-
-    def read() -> None:
-        for line in iter(stream.readline, ""):
-            lines.append(line)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    return lines, reader
-
-
-def _wait_for(seen, proc: subprocess.Popen, what: str, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while not seen():
-        assert proc.poll() is None, f"the watcher ended before {what}"
-        assert time.monotonic() < deadline, f"no {what} in {timeout:g} s"
-        time.sleep(0.1)
-
-
 def test_watch_goes_on_past_an_empty_file_and_ingests_it_when_it_fills(home, folder):
     (folder / "pipe.jsonl").unlink()
     proc = subprocess.Popen([ATC, "ingest", str(folder), "--watch", "--interval", "0.3",
                              "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    (out_lines, out_reader), (err_lines, err_reader) = _follow(proc.stdout), _follow(proc.stderr)
+    out, err = PipeLines(proc.stdout), PipeLines(proc.stderr)
     try:
         # The file is filled once the first batch has read the folder and skipped it as empty:
         # a fixed four seconds were not always enough for the watcher to start on a loaded
         # machine, and the first batch then read the filled file with the rest (new: 18).
-        _wait_for(lambda: any("new: " in line for line in out_lines), proc, "first batch")
+        out.wait_for(lambda lines: any("new: " in line for line in lines), proc, "first batch")
         time.sleep(3)   # ten polls of the empty file
-        assert proc.poll() is None, err_lines
+        assert proc.poll() is None, err.lines
         (folder / "empty.jsonl").write_text(json.dumps(
             {"type": "user", "uuid": "w1", "sessionId": "W", "timestamp": "2026-01-01T00:00:00Z",
              "message": {"role": "user", "content": "Add a retry budget to the payment client."}})
             + "\n")
-        _wait_for(lambda: any("new: 1 " in line for line in out_lines), proc, "batch of the filled file")
+        out.wait_for(lambda lines: any("new: 1 " in line for line in lines), proc,
+                     "batch of the filled file")
         time.sleep(1)   # polls after it, which must not read it again
         assert proc.poll() is None
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    out_reader.join(timeout=30)
-    err_reader.join(timeout=30)
-    out, err = "".join(out_lines), "".join(err_lines)
-    assert out.count("new: 1 ") == 1            # the filled file, ingested while watching
-    assert err.count("empty.jsonl: empty file") == 1   # reported once, not every poll
+    assert out.text().count("new: 1 ") == 1     # the filled file, ingested while watching
+    assert err.text().count("empty.jsonl: empty file") == 1   # reported once, not every poll
 
 
 # -- config.json ----------------------------------------------------------------------------------

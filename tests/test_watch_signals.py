@@ -22,7 +22,8 @@ _SCRIPT = textwrap.dedent("""
         def __init__(self, home):
             self.home = home
 
-    root = Path(tempfile.mkdtemp())
+    scratch = tempfile.TemporaryDirectory()   # removed as the process exits
+    root = Path(scratch.name)
     (root / "home").mkdir()
     (root / "watched").mkdir()
     events = []
@@ -45,7 +46,7 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_a_signal_at_any_line_of_the_loop_stops_the_watcher_or_logs_its_status():
+def test_a_signal_at_any_line_of_the_loop_stops_the_watcher_or_logs_its_status(children_tmpdir):
     script = _SCRIPT.replace("LINES", "3000")
     try:
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
@@ -54,6 +55,7 @@ def test_a_signal_at_any_line_of_the_loop_stops_the_watcher_or_logs_its_status()
         raise AssertionError("the watcher hung on a signal instead of stopping") from None
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["stop", "SIGTERM", "True"]
+    assert list(children_tmpdir.iterdir()) == []   # its scratch folders removed
 
 
 def test_the_wake_up_set_past_a_full_pipe_stays_set_and_clears_whole():

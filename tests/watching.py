@@ -1,5 +1,5 @@
 """``atc watch`` in a real subprocess for tests: its events read as they come, waited on by
-condition with a deadline (never a fixed sleep)."""
+condition with a deadline (never a fixed sleep); and any child's output lines, waited on so."""
 from __future__ import annotations
 
 import json
@@ -40,8 +40,10 @@ class WatchProcess:
         self.events: list = []
         self.cond = threading.Condition()
         self.stderr: list[str] = []    # drained as it comes: a full pipe would stall the watcher
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.readers = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._read_stderr, daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
     def _read_stderr(self) -> None:
         for line in self.proc.stderr:
@@ -86,11 +88,46 @@ class WatchProcess:
         except subprocess.TimeoutExpired:
             self.proc.send_signal(signal.SIGABRT)
             self.proc.wait(timeout=30)
-            time.sleep(0.5)                    # the stderr reader takes the stacks in
+            self.readers[1].join(timeout=10)   # the stderr reader takes the stacks in
             raise AssertionError(("the watcher did not stop", self.events,
                                   "".join(self.stderr))) from None
-        time.sleep(0.1)
+        for reader in self.readers:     # its last events read in: the pipes end with it
+            reader.join(timeout=10)
         return code
+
+
+class PipeLines:
+    """The lines a child's pipe has given so far, read as they come by a thread of their own
+    (which ends at the end of the pipe: a pipe left unread would stall the child once full).
+    :meth:`wait_for` wakes on each line, not on a clock."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self.cond = threading.Condition()
+        self.reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.reader.start()
+
+    def _read(self, stream) -> None:
+        for line in iter(stream.readline, ""):
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+
+    def wait_for(self, test, proc: subprocess.Popen, what: str, timeout: float = 90.0) -> None:
+        """Wait until ``test(lines)`` holds; fails (naming ``what``) once ``timeout`` seconds
+        have passed or ``proc`` has ended without it."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not test(self.lines):
+                assert proc.poll() is None, f"the process ended before {what}: {self.lines}"
+                left = deadline - time.monotonic()
+                assert left > 0, f"no {what} in {timeout:g} s: {self.lines}"
+                self.cond.wait(min(left, 0.5))   # proc.poll() again at least that often
+
+    def text(self, timeout: float = 30.0) -> str:
+        """Everything the pipe gave, once it has ended (its process has exited)."""
+        self.reader.join(timeout=timeout)
+        return "".join(self.lines)
 
 
 def drive(watcher, steps) -> list[str]:

@@ -60,25 +60,26 @@ def append_turns(transcript: Path, turns: range, parent: str | None) -> str | No
 def one_length(turns: int, more: int) -> dict:
     from attention_cloud import Memory
 
-    root = Path(tempfile.mkdtemp(prefix="agent-turn-cost-"))
-    transcript = root / "session.jsonl"
-    parent = append_turns(transcript, range(turns), None)
-    mem = Memory.open(root / "home")
-    mem.ingest([transcript])
-    mem.curate()
-    cost: dict[str, list[float]] = {"ingest_wall": [], "ingest_cpu": [], "curate_wall": [],
-                                    "curate_cpu": []}
-    for k in range(turns, turns + more):
-        parent = append_turns(transcript, range(k, k + 1), parent)
-        for step, call in (("ingest", lambda: mem.ingest([transcript])), ("curate", mem.curate)):
-            wall, cpu = time.perf_counter(), time.process_time()
-            call()
-            cost[f"{step}_wall"].append(time.perf_counter() - wall)
-            cost[f"{step}_cpu"].append(time.process_time() - cpu)
-    items, digest = live_digest(mem)
-    mem.close()
-    return {"turns": turns, "items": items, "digest": digest,
-            **{k: round(statistics.median(v), 4) for k, v in cost.items()}}
+    with tempfile.TemporaryDirectory(prefix="agent-turn-cost-") as scratch:
+        root = Path(scratch)
+        transcript = root / "session.jsonl"
+        parent = append_turns(transcript, range(turns), None)
+        mem = Memory.open(root / "home")
+        mem.ingest([transcript])
+        mem.curate()
+        cost: dict[str, list[float]] = {"ingest_wall": [], "ingest_cpu": [], "curate_wall": [],
+                                        "curate_cpu": []}
+        for k in range(turns, turns + more):
+            parent = append_turns(transcript, range(k, k + 1), parent)
+            for step, call in (("ingest", lambda: mem.ingest([transcript])), ("curate", mem.curate)):
+                wall, cpu = time.perf_counter(), time.process_time()
+                call()
+                cost[f"{step}_wall"].append(time.perf_counter() - wall)
+                cost[f"{step}_cpu"].append(time.process_time() - cpu)
+        items, digest = live_digest(mem)
+        mem.close()
+        return {"turns": turns, "items": items, "digest": digest,
+                **{k: round(statistics.median(v), 4) for k, v in cost.items()}}
 
 
 def live_digest(mem) -> tuple[int, str]:

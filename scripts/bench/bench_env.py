@@ -7,6 +7,7 @@ Contents:
     percentile_ms       a latency percentile in milliseconds
     rss_mb, peak_rss_mb resident memory of this process (now, and its high-water mark)
     CpuClock            wall and CPU seconds of a block
+    WorkFolder          a run's scratch folder, removed at its end unless worth keeping
     corpus              a generated corpus of N items (cached under .local/bench-cache/)
     build_home          a memory home ingested (and optionally curated) from a corpus, cached
     update_benchmarks   replace one "### sub-heading" of a "## section" in BENCHMARKS.md
@@ -24,6 +25,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +167,46 @@ class CpuClock:
         self.wall = time.perf_counter() - self._start[0]
         self.child_cpu = kids - self._start[2]
         self.cpu = own - self._start[1] + self.child_cpu
+
+
+class WorkFolder:
+    """A run's scratch folder (homes, logs): a new one in the temporary folder, removed when
+    the run ends, unless the run found something worth a look there (:meth:`keep`: a hang's
+    stacks, a failed check), it ended on an exception, or the caller named a folder of its own
+    (``--keep DIR``: made if needed, never removed). A kept folder is named on stdout. A run
+    that kept its folder whatever happened left one in the temporary folder each time, the
+    test suite's runs included.
+
+        with WorkFolder("atc-stop-soak-", args.keep) as work:
+            ...
+            if hangs:
+                work.keep(f"{hangs} hang(s)")
+    """
+
+    def __init__(self, prefix: str, named: Path | None = None) -> None:
+        self.prefix, self.named = prefix, named
+        self.reasons: list[str] = []
+        self.path = named if named is not None else Path()
+
+    def __enter__(self) -> "WorkFolder":
+        if self.named is not None:
+            self.named.mkdir(parents=True, exist_ok=True)
+        else:
+            self.path = Path(tempfile.mkdtemp(prefix=self.prefix))
+        return self
+
+    def keep(self, why: str) -> None:
+        """Keep the folder at the end, for ``why`` (said with its name)."""
+        self.reasons.append(why)
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.keep(f"the run ended on {kind.__name__}")
+        if self.named is None and not self.reasons:
+            shutil.rmtree(self.path, ignore_errors=True)
+            return
+        print(f"work folder kept ({'; '.join(self.reasons) or '--keep'}): {self.path}",
+              flush=True)
 
 
 def progress(message: str) -> None:

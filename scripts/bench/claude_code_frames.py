@@ -124,41 +124,42 @@ def run(data: Path, embedder: str, budgets: list[int], show: int) -> tuple[list[
     from attention_cloud.home import write_config
     from longmemeval import baseline_framing, bm25_frame
 
-    home = Path(tempfile.mkdtemp(prefix="claude-code-frames-")) / "home"
-    home.mkdir()
-    write_config(home, {"embedder": embedder})
-    rows: list[Row] = []
-    with Memory.open(home) as mem:
-        started = time.perf_counter()
-        report = mem.ingest(sessions(data))
-        mem.curate()
-        built = (f"{report.new} items from {data} (ingest + curate {time.perf_counter() - started:.1f} s, "
-                 f"embedder {embedder})")
-        texts = {str(h): str(t) for h, t in mem.pl.solutions("atc_journal:item_text", Var(), Var())}
-        in_subagent = {str(r["H"]) for r in mem.query("relation(H, agent, _)").rows}
-        lexical = LexicalIndex()
-        handles = sorted(texts)
-        lexical.add(handles, [indexed_text(texts[h], None) for h in handles])
-        for goal, evidence in GOALS:
-            row = Row(goal)
-            scores = lexical.scores(goal)
-            order = sorted(scores, key=lambda h: (-scores[h], h))
-            for budget in budgets:
-                frame = mem.hydrate(goal, budget=budget)
-                row.hits[budget] = holds(frame.text, evidence)
-                kept = bm25_frame(order, texts, budget, baseline_framing(goal, budget))
-                row.bm25[budget] = holds("\n".join(texts[h] for h in kept), evidence)
-                row.facts[budget] = len(frame.facts)
-                sub = [f for f in frame.facts if f.handle in in_subagent]
-                labelled = sum(1 for f in sub if f.text.lstrip().startswith(("subagent", "assistant")))
-                row.subagent[budget] = (len(sub), labelled)
-                row.repeats[budget] = near_duplicates([f.text for f in frame.facts])
-                row.excerpts[budget] = sum(1 for f in frame.facts if f.excerpt_spans)
-                if show > 0 and budget == budgets[0] and not row.hits[budget]:
-                    print(f"\n--- {goal!r} @{budget}: evidence not in frame\n{frame.text[:4000]}")
-                    show -= 1
-            rows.append(row)
-    return rows, built
+    with tempfile.TemporaryDirectory(prefix="claude-code-frames-") as scratch:
+        home = Path(scratch) / "home"
+        home.mkdir()
+        write_config(home, {"embedder": embedder})
+        rows: list[Row] = []
+        with Memory.open(home) as mem:
+            started = time.perf_counter()
+            report = mem.ingest(sessions(data))
+            mem.curate()
+            built = (f"{report.new} items from {data} (ingest + curate {time.perf_counter() - started:.1f} s, "
+                     f"embedder {embedder})")
+            texts = {str(h): str(t) for h, t in mem.pl.solutions("atc_journal:item_text", Var(), Var())}
+            in_subagent = {str(r["H"]) for r in mem.query("relation(H, agent, _)").rows}
+            lexical = LexicalIndex()
+            handles = sorted(texts)
+            lexical.add(handles, [indexed_text(texts[h], None) for h in handles])
+            for goal, evidence in GOALS:
+                row = Row(goal)
+                scores = lexical.scores(goal)
+                order = sorted(scores, key=lambda h: (-scores[h], h))
+                for budget in budgets:
+                    frame = mem.hydrate(goal, budget=budget)
+                    row.hits[budget] = holds(frame.text, evidence)
+                    kept = bm25_frame(order, texts, budget, baseline_framing(goal, budget))
+                    row.bm25[budget] = holds("\n".join(texts[h] for h in kept), evidence)
+                    row.facts[budget] = len(frame.facts)
+                    sub = [f for f in frame.facts if f.handle in in_subagent]
+                    labelled = sum(1 for f in sub if f.text.lstrip().startswith(("subagent", "assistant")))
+                    row.subagent[budget] = (len(sub), labelled)
+                    row.repeats[budget] = near_duplicates([f.text for f in frame.facts])
+                    row.excerpts[budget] = sum(1 for f in frame.facts if f.excerpt_spans)
+                    if show > 0 and budget == budgets[0] and not row.hits[budget]:
+                        print(f"\n--- {goal!r} @{budget}: evidence not in frame\n{frame.text[:4000]}")
+                        show -= 1
+                rows.append(row)
+        return rows, built
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,7 +55,7 @@ from typing import Any, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_env import ROOT, doctor_unclean, run_header  # noqa: E402
+from bench_env import ROOT, WorkFolder, doctor_unclean, run_header  # noqa: E402
 
 ATC = [sys.executable, "-m", "attention_cloud.cli"]
 OPS = ("ingest", "remember", "curate", "hydrate", "query", "show", "forget", "receipt", "stats")
@@ -403,7 +403,7 @@ def run_soak(home: Path, work: Path, *, workers: int, seconds: float, seed: int,
                 pass
     for p in procs:
         p.wait(timeout=seconds + 4 * bound)
-    caught_up = _watch_caught_up(home, fed, bound)
+    caught_up = _watch_caught_up(home, fed, bound, work / "watch.out")
     watcher.send_signal(signal.SIGTERM)
     watcher.wait(timeout=bound)
     entries = log_entries(logs)
@@ -433,16 +433,23 @@ def _held_tokens(home: Path) -> Counter:
     return held
 
 
-def _watch_caught_up(home: Path, fed: list[Path], bound: float) -> float | None:
+def _watch_caught_up(home: Path, fed: list[Path], bound: float, events: Path) -> float | None:
     """Seconds until every turn of every file fed to the watcher is held exactly once (None
-    past ``bound``)."""
+    past ``bound``). Looked at once, then each time the watcher's event log (``events``)
+    grows, as it does when a batch ends, and every 2 s besides: each look opens the home and
+    reads every item, and looking every 2 s alone kept a run that had caught up waiting up to
+    2 s for nothing."""
     began = time.time()
     tokens = [t for path in fed for t in file_tokens(path)]
+    logged, looked = None, 0.0
     while time.time() - began < bound:
-        held = _held_tokens(home)
-        if all(held[t] == 1 for t in tokens):
-            return time.time() - began
-        time.sleep(2)
+        size = events.stat().st_size if events.exists() else 0
+        if size != logged or time.time() - looked >= 2:
+            logged, looked = size, time.time()
+            held = _held_tokens(home)
+            if all(held[t] == 1 for t in tokens):
+                return time.time() - began
+        time.sleep(0.05)
     return None
 
 
@@ -584,31 +591,35 @@ def handover_probe(seconds: float, rounds: int) -> list[dict[str, Any]]:
     alternately without the look again before refusing (``name_holder=False``, the lock as it
     was before round 33) and with it. Counts per leg: taken, refused naming the holder, refused
     naming no one (or a pid not the holder's)."""
-    from attention_cloud.errors import WriterBusy
-    from attention_cloud.home import WriteLock
     legs = []
     for n in range(2 * rounds):
-        home = Path(tempfile.mkdtemp(prefix="atc-handover-"))
-        name_holder = n % 2 == 1
-        churn = os.fork()
-        if churn == 0:
-            lock, end = WriteLock(home), time.time() + seconds + 1
-            while time.time() < end:
-                lock.acquire(wait=5)
-                lock.release()
-            os._exit(0)
-        counts = Counter(leg="look again" if name_holder else "before")
-        lock, end = WriteLock(home), time.time() + seconds
-        while time.time() < end:
-            try:
-                lock.acquire(wait=0, name_holder=name_holder)
-                lock.release()
-                counts["taken"] += 1
-            except WriterBusy as exc:
-                counts["holder named" if exc.holder == churn else "no holder named"] += 1
-        os.waitpid(churn, 0)
-        legs.append(dict(counts))
+        with tempfile.TemporaryDirectory(prefix="atc-handover-") as home:
+            legs.append(_handover_leg(Path(home), seconds, name_holder=n % 2 == 1))
     return legs
+
+
+def _handover_leg(home: Path, seconds: float, *, name_holder: bool) -> dict[str, Any]:
+    """One leg of :func:`handover_probe`, on a home folder of its own."""
+    from attention_cloud.errors import WriterBusy
+    from attention_cloud.home import WriteLock
+    churn = os.fork()
+    if churn == 0:
+        lock, end = WriteLock(home), time.time() + seconds + 1
+        while time.time() < end:
+            lock.acquire(wait=5)
+            lock.release()
+        os._exit(0)
+    counts = Counter(leg="look again" if name_holder else "before")
+    lock, end = WriteLock(home), time.time() + seconds
+    while time.time() < end:
+        try:
+            lock.acquire(wait=0, name_holder=name_holder)
+            lock.release()
+            counts["taken"] += 1
+        except WriterBusy as exc:
+            counts["holder named" if exc.holder == churn else "no holder named"] += 1
+    os.waitpid(churn, 0)
+    return dict(counts)
 
 
 def main() -> int:
@@ -622,7 +633,9 @@ def main() -> int:
     ap.add_argument("--remove-lock", type=int, default=0, metavar="N",
                     help="remove home/.lock N times mid-run (a user's rm of a 'stale' lock): "
                          "a write then refused for it counts as 'lock lost'; the checks stand")
-    ap.add_argument("--keep", type=Path, help="work in DIR and keep it (home, logs)")
+    ap.add_argument("--keep", type=Path, metavar="DIR",
+                    help="work in DIR and keep it (home, logs); without "
+                    "it the work folder is kept only when a check failed, and named")
     ap.add_argument("--json", type=Path, help="write the log and the checks here")
     ap.add_argument("--handover-probe", type=float, metavar="SECONDS",
                     help="instead: count refusals naming no holder while the lock changes "
@@ -645,8 +658,15 @@ def main() -> int:
         for leg in handover_probe(args.handover_probe, args.rounds):
             print(json.dumps(leg))
         return 0
-    work = args.keep or Path(tempfile.mkdtemp(prefix="atc-concurrent-"))
-    work.mkdir(parents=True, exist_ok=True)
+    with WorkFolder("atc-concurrent-", args.keep) as work:
+        failed = _soak_report(args, work.path)
+        if failed:
+            work.keep(f"{failed} check(s) failed")
+    return 1 if failed else 0
+
+
+def _soak_report(args: argparse.Namespace, work: Path) -> int:
+    """Run the soak in ``work`` and print what it found; the number of checks that failed."""
     result = run_soak(work / "home", work, workers=args.workers, seconds=args.seconds,
                       seed=args.seed, bound=args.bound, kill=not args.no_kill,
                       remove_lock=args.remove_lock)
@@ -663,8 +683,7 @@ def main() -> int:
     if args.json:
         args.json.write_text(json.dumps({k: v for k, v in result.items() if k != "files"},
                                         default=str, indent=1))
-    print(f"work folder: {work}")
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ each must exit 0 within seconds.
 
 Per trial: the exit status and the seconds from the signal to the end. A process still alive
 ``--hang-after`` seconds after the signal is a *hang*: every thread's stack is saved with
-``gdb`` (when installed) to the work folder, then it is killed. ``--host NAME=DIR`` (repeated)
+``gdb`` (when installed) to the work folder, then it is killed; the work folder is kept (and
+named) only when a trial hung, or with ``--keep DIR``. ``--host NAME=DIR`` (repeated)
 runs the trials in turn with each package (``DIR`` holding ``attention_cloud``, with
 ``rules/`` and ``facts/`` beside it, as ``git archive REV host rules facts`` unpacks them), so a
 fix and its baseline meet the same load.
 
     .venv/bin/python scripts/bench/stop_soak.py [--trials 30] [--signal TERM|INT]
-        [--commands watch serve] [--seed 1] [--host NAME=DIR ...] [--json PATH]
+        [--commands watch serve] [--seed 1] [--host NAME=DIR ...] [--json PATH] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -30,7 +31,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_env import ROOT, run_header  # noqa: E402
+from bench_env import ROOT, WorkFolder, run_header  # noqa: E402
 
 ATC = [sys.executable, "-m", "attention_cloud.cli"]
 
@@ -199,6 +199,29 @@ def summary(trials: list[dict[str, Any]]) -> dict[str, Any]:
             "max_s": took[-1] if took else None, "p50_s": took[len(took) // 2] if took else None}
 
 
+def _soak(command: str, args: argparse.Namespace, hosts: dict[str, str], sig: int,
+          work: Path) -> dict[str, Any]:
+    """The trials of ``command`` with each package, in ``work``; each package's summary."""
+    rng = random.Random(args.seed)
+    results: dict[str, list] = {name: [] for name in hosts}
+    served = {}
+    for t in range(args.trials * len(hosts)):
+        name = list(hosts)[t % len(hosts)]
+        host = Path(hosts[name])
+        if command == "watch":
+            result = watch_trial(t, host, sig, rng, work, args.hang_after)
+        else:
+            if name not in served:
+                (work / name).mkdir()
+                served[name] = _granted_home(work / name, host)
+            result = serve_trial(t, host, sig, rng, work, args.hang_after, *served[name])
+        results[name].append(result)
+        print(f"{command} {name} {t}: {result}", flush=True)
+    figures = {name: summary(rs) for name, rs in results.items()}
+    print(f"{command}: {json.dumps(figures)}", flush=True)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=30, help="per command and package")
@@ -209,33 +232,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hang-after", type=float, default=90.0, metavar="SECONDS")
     parser.add_argument("--host", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                        help="work in DIR and keep it (without it, the work folder is kept "
+                             "only when a trial hung)")
     args = parser.parse_args(argv)
     hosts = dict(h.split("=", 1) for h in args.host) or {"this": str(ROOT / "host")}
     sig = getattr(signal, f"SIG{args.signal}")
     print(run_header("Stop soak: SIGTERM and Ctrl-C of atc watch and atc serve while busy"))
-    work = Path(tempfile.mkdtemp(prefix="atc-stop-soak-"))
-    figures: dict[str, Any] = {}
-    for command in args.commands:
-        rng = random.Random(args.seed)
-        results: dict[str, list] = {name: [] for name in hosts}
-        served = {}
-        for t in range(args.trials * len(hosts)):
-            name = list(hosts)[t % len(hosts)]
-            host = Path(hosts[name])
-            if command == "watch":
-                result = watch_trial(t, host, sig, rng, work, args.hang_after)
-            else:
-                if name not in served:
-                    (work / name).mkdir()
-                    served[name] = _granted_home(work / name, host)
-                result = serve_trial(t, host, sig, rng, work, args.hang_after, *served[name])
-            results[name].append(result)
-            print(f"{command} {name} {t}: {result}", flush=True)
-        figures[command] = {name: summary(rs) for name, rs in results.items()}
-        print(f"{command}: {json.dumps(figures[command])}", flush=True)
+    with WorkFolder("atc-stop-soak-", args.keep) as work:
+        figures = {command: _soak(command, args, hosts, sig, work.path)
+                   for command in args.commands}
+        hangs = sum(r["hangs"] for by_host in figures.values() for r in by_host.values())
+        if hangs:
+            work.keep(f"{hangs} hang(s): each one's stacks in hang-*.txt when gdb is installed")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
-    print(f"work folder (hang stacks, if any): {work}")
     return 0
 
 
