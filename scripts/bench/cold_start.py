@@ -15,7 +15,7 @@ process and its children) and wall time per command and variant, and their ratio
         --variant before=/tmp/base/host --variant after=host --runs 10
 
 Beside the commands that only read (``--version``, ``--help`` and several commands'
-``--help``, ``stats``, ``query``, ``hydrate``, ``show``, ``cells list``, ``curate`` with
+``--help``, the lazily mounted ones' (``grant add``, ``attend``, ``watch``) among them, ``stats``, ``query``, ``hydrate``, ``show``, ``cells list``, ``curate`` with
 nothing to do, the prompt hook cold and through the warm recall server; with
 ``--minilm-home``, the hydrate and the cold hook on a home embedded by MiniLM too), some are
 measured their own way: ``ingest`` of a new 10-line file, ``remember`` of a new sentence and
@@ -90,7 +90,7 @@ def commands(home: str, handle: str | None = None,
 
 #: Commands whose ``--help`` is measured (beside ``atc --help``).
 HELPS = (("stats",), ("query",), ("hydrate",), ("remember",), ("forget",), ("cells", "list"),
-         ("hook", "user-prompt"))
+         ("hook", "user-prompt"), ("grant", "add"), ("attend",), ("watch",))
 
 
 #: Commands measured by a callable of their own (they write, detach or converse), beside the

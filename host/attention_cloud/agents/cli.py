@@ -138,6 +138,10 @@ def mcp(http: bool, port: int, home: str | None) -> None:
 
     Example: claude mcp add attention-cloud -- atc mcp
     """
+    if not http:
+        from .mcp_sdk import import_for_stdio
+
+        import_for_stdio()      # before mcp_server, which imports the SDK's types at its top
     from .mcp_server import serve
 
     serve(home, http=http, port=port)

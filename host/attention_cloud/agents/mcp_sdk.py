@@ -14,6 +14,14 @@ code runs unchanged: a name it only binds costs nothing, a name it uses is the r
 Once the SDK is in, the deferred modules leave ``sys.modules``, so any later import of those
 modules (the HTTP server's, a tool's) gets the real ones.
 
+The SDK's pydantic models (``mcp_types``: about 500 of them, each protocol construct once in
+the version-free form and once per protocol version's wire shape) are made with pydantic's
+``defer_build`` for the length of that import: a model builds its validator and serializer at
+its first use, not as it is defined, so that a session builds those it uses (the handshake, the
+listings, ``tools/call``) and never the others (sampling, elicitation, tasks, the other
+protocol version's). What a model validates and writes is the same either way; the models a
+server makes later (its tools' arguments) are built as they are made, as before.
+
 Should an SDK release use one of those names while it is imported in a way a stand-in cannot
 serve, the import fails, what it left is discarded and the SDK is imported whole, as before:
 slower, never wrong. ``atc mcp --http`` and every in-process use of :func:`.mcp_server.build_server`
@@ -21,6 +29,7 @@ import the SDK whole.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -28,6 +37,7 @@ import operator
 import sys
 import types
 import typing
+from collections.abc import Iterator
 from typing import Any, Callable
 
 #: The modules a stdio server never runs, by package prefix: the SDK's HTTP transports and
@@ -46,6 +56,10 @@ DEFERRED = (
 #: What the stdio server imports of the SDK (``mcp_server`` and ``mcp_wire``).
 STDIO_MODULES = ("mcp.server.mcpserver", "mcp.server.mcpserver.exceptions",
                  "mcp.server.stdio", "mcp.shared.message")
+
+#: The SDK's protocol types, which ``mcp_server`` and ``mcp_wire`` import at their tops:
+#: imported first, so that their models too build on first use.
+TYPES_MODULE = "mcp_types"
 
 #: The ``module.name`` of every deferred name a real module had to be imported for, in the
 #: order they were first used (empty when the stdio server ran as planned).
@@ -72,8 +86,9 @@ def import_for_stdio() -> None:
     sys.meta_path.insert(0, finder)
     _importing = True
     try:
-        for name in STDIO_MODULES:
-            importlib.import_module(name)
+        with models_built_on_first_use():
+            for name in (TYPES_MODULE, *STDIO_MODULES):
+                importlib.import_module(name)
         failed = False
     except Exception:
         failed = True
@@ -93,6 +108,26 @@ def import_for_stdio() -> None:
     if failed:      # the SDK whole, as without this module
         for name in STDIO_MODULES:
             importlib.import_module(name)
+
+
+@contextlib.contextmanager
+def models_built_on_first_use() -> Iterator[None]:
+    """Every pydantic model defined meanwhile builds its validator and serializer at its first
+    use (pydantic's ``defer_build``, which each model keeps in its own config); the models
+    defined after are built as they are defined, as pydantic's default is."""
+    from pydantic import BaseModel
+
+    config = BaseModel.model_config
+    had = "defer_build" in config
+    old = config.get("defer_build")
+    config["defer_build"] = True
+    try:
+        yield
+    finally:
+        if had:
+            config["defer_build"] = old
+        else:
+            del config["defer_build"]
 
 
 class _DeferringFinder(importlib.abc.MetaPathFinder):

@@ -13,8 +13,14 @@ rules/trace.pl); see docs/attention.md for the model and a worked example.
 """
 from __future__ import annotations
 
-from .controller import ABLATION_WEIGHTS, Controller, ensure_loaded
-from .results import AttendResult, Candidate, ClaimVerdict, EventReceipt, InspectOutcome
+from ..lazy_names import lazy_names
+
+# Each name is imported from its module on first use (PEP 562): `atc --help` mounts the
+# attention commands (attention/cli.py) without importing the controller.
+__getattr__, __dir__ = lazy_names(__name__, {
+    **dict.fromkeys(("ABLATION_WEIGHTS", "Controller", "ensure_loaded"), ".controller"),
+    **dict.fromkeys(("AttendResult", "Candidate", "ClaimVerdict", "EventReceipt",
+                     "InspectOutcome"), ".results")})
 
 __all__ = ["Controller", "Candidate", "AttendResult", "InspectOutcome", "ClaimVerdict",
            "EventReceipt", "ensure_loaded", "ABLATION_WEIGHTS"]

@@ -28,7 +28,7 @@ import os
 import time
 import unicodedata
 from datetime import datetime
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
@@ -36,8 +36,9 @@ from ..cli_base import command, group
 from ..errors import UsageError
 from ..json_values import strict_json
 from ..schema_option import schema_option
-from .controller import Controller, ensure_loaded
-from .results import AttendResult, Candidate
+if TYPE_CHECKING:      # imported where used: `atc --help` mounts these commands too
+    from .controller import Controller
+    from .results import AttendResult, Candidate
 
 
 def fail_cleanly(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -184,12 +185,15 @@ def _controller(ctx: click.Context, home: str | None, scope: str, *,
         from ..bridge import get_prolog
         from ..cli import note_made_home
         from ..memory import Memory
+        from .controller import ensure_loaded
 
         # Load the attention rules before the home's journal is replayed into them.
         ensure_loaded(get_prolog())
         if create:
             note_made_home(home)      # taken away again if the command is refused
         memory = Memory.open(home, create=create)
+    from .controller import Controller
+
     return Controller(memory.pl, scope, memory=memory)
 
 

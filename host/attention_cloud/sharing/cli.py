@@ -16,7 +16,6 @@ from ..cli import (LevelChoice, emit_json, fail_cleanly, for_terminal, home_opti
 from ..cli_base import command, group
 from ..schema_option import schema_option
 from ..errors import UsageError
-from . import policy
 from .limits import DEFAULT_BURST, DEFAULT_SHARE
 
 
@@ -45,6 +44,8 @@ def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
 
     Example: atc principal add bob
     """
+    from . import policy
+
     with open_memory(home) as mem:
         token = policy.add_principal(mem, name, kind=kind, owner=owner)
     click.echo(f"added {kind} {name}{' (owner of this home)' if owner else ''}")
@@ -59,6 +60,8 @@ def principal_add(name: str, kind: str, owner: bool, home: str | None) -> None:
 @fail_cleanly
 def principal_list(fmt: str, home: str | None) -> None:
     """List principals, their kind and teams."""
+    from . import policy
+
     state = policy.stored_sharing_state(home)   # the journal's grants alone: no store loaded
     if fmt == "json":
         emit_json({"owner": state.owner, "principals": state.principals})
@@ -75,6 +78,8 @@ def principal_list(fmt: str, home: str | None) -> None:
 @fail_cleanly
 def principal_remove(name: str, home: str | None) -> None:
     """Remove a principal: its tokens stop working and the grants to it are revoked."""
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         revoked = policy.remove_principal(mem, name)
     click.echo(f"removed {name}" + (f"; revoked {', '.join(revoked)}" if revoked else ""))
@@ -95,6 +100,8 @@ def team_add(name: str, home: str | None) -> None:
 
     Example: atc team add platform
     """
+    from . import policy
+
     with open_memory(home) as mem:
         token = policy.add_principal(mem, name, kind="team")
     click.echo(f"added team {name}")
@@ -111,6 +118,8 @@ def team_join(person: str, team_name: str, home: str | None) -> None:
 
     Example: atc team join bob platform
     """
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         policy.join_team(mem, person, team_name)
     click.echo(f"{person} joined {team_name}")
@@ -123,6 +132,8 @@ def team_join(person: str, team_name: str, home: str | None) -> None:
 @fail_cleanly
 def team_leave(person: str, team_name: str, home: str | None) -> None:
     """PERSON leaves TEAM; the team's grants stop reaching them at their next read."""
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         policy.leave_team(mem, person, team_name)
     click.echo(f"{person} left {team_name}")
@@ -161,6 +172,8 @@ def grant_add(grantee: str, ceiling: str, segments: tuple[str, ...], sessions: t
 
     Example: atc grant add platform --segment payments --ceiling L2
     """
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         gid = policy.add_grant(mem, grantee, ceiling=ceiling, segments=segments,
                                sessions=sessions, tags=tags, entities=entities, since=since,
@@ -198,6 +211,8 @@ def _names_memory_lacks(mem: Any, kind: str, names: tuple[str, ...]) -> list[tup
 @fail_cleanly
 def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
     """List grants (revoked and expired ones too, marked)."""
+    from . import policy
+
     if grantee:
         with open_memory(home, create=False) as mem:
             from .reads import require_principal
@@ -222,6 +237,8 @@ def grant_list(grantee: str | None, fmt: str, home: str | None) -> None:
 @fail_cleanly
 def grant_revoke(grant_id: str, home: str | None) -> None:
     """Revoke a grant from now on (what was read stays in the audit log)."""
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         owner = policy.sharing_state(mem).owner or "owner"
         policy.revoke_grant(mem, grant_id, who=owner)
@@ -252,6 +269,8 @@ def label(handles: tuple[str, ...], readers: tuple[str, ...], restrictions: tupl
 
     Example: atc label it_50a40759a4205f7e --restrict pii --reader bob
     """
+    from . import policy
+
     if not show_only and not (readers or restrictions or retention):
         raise UsageError("give at least one of --reader, --restrict, --retain-until")
     with open_memory(home, create=False) as mem:
@@ -288,6 +307,8 @@ def declassify(handles: tuple[str, ...], why: str, restrictions: tuple[str, ...]
 
     Example: atc declassify arc_9f21 --restriction pii --why "reviewed: no personal data"
     """
+    from . import policy
+
     if not (restrictions or readers or all_readers or retention):
         raise UsageError("give at least one of --restriction, --reader, --all-readers, "
                          "--retain-until")
@@ -333,6 +354,8 @@ def mount_add(name: str, url: str, token_env: str, home: str | None) -> None:
 @fail_cleanly
 def mount_list(fmt: str, home: str | None) -> None:
     """List mounts."""
+    from . import policy
+
     mounts = policy.stored_sharing_state(home).mounts
     if fmt == "json":
         emit_json(mounts)
@@ -347,6 +370,8 @@ def mount_list(fmt: str, home: str | None) -> None:
 @fail_cleanly
 def mount_remove(name: str, home: str | None) -> None:
     """Remove a mount."""
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         policy.remove_mount(mem, name)
     click.echo(f"removed mount {name}")
@@ -413,6 +438,8 @@ def _require_known_reader(home: str | None, reader: str) -> None:
     """UsageError unless ``reader`` is a principal of the home: a name neither the ledger nor
     the home knows is a typo, which an empty answer would pass off as a clean ledger (a
     removed principal's reads stay in the ledger, so the log is asked first)."""
+    from . import policy
+
     with open_memory(home, create=False) as mem:
         names = {p["name"] for p in policy.sharing_state(mem).principals}
     if reader not in names:

@@ -8,15 +8,16 @@ from __future__ import annotations
 import json
 import signal
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
 
 from ..cli import schema_option
 from ..cli_base import command
-from ..ingest.records import FORMATS
-from ..ingest.source import one_line as escaped  # a file name kept to its one log line
-from .watcher import EventLog, Watcher, WatchOptions
+from ..formats import FORMATS
+
+if TYPE_CHECKING:      # imported where used: `atc --help` mounts this command too
+    from .watcher import EventLog, WatchOptions
 
 
 def _clock() -> str:
@@ -29,6 +30,7 @@ def _plural(n: int, word: str) -> str:
 
 def text_log(interval: float) -> EventLog:
     """Events as one short line each on stdout (batches that add nothing stay quiet)."""
+    from ..ingest.source import one_line as escaped  # a file name kept to its one log line
 
     def log(e: dict[str, Any]) -> None:
         kind = e["event"]
@@ -93,6 +95,7 @@ def run_watcher(home: str | None, paths: tuple[str, ...], options: WatchOptions,
     """Open the home, watch ``paths`` until SIGTERM/SIGINT, close the home."""
     from ..cli import open_memory as default_open
     from ..closed_output import stop_when_output_closes
+    from .watcher import Watcher
 
     stop_when_output_closes()    # a supervisor reading the events has gone: stop, not run blind
     # Opening a big home takes seconds, before the watcher takes the signals over: one that
@@ -165,6 +168,7 @@ def watch(paths: tuple[str, ...], fmt: str | None, segment: str, item_budget: in
     Example: atc watch ~/.claude/projects/ --segment work
     """
     from ..cli import fail_cleanly
+    from .watcher import WatchOptions
 
     options = WatchOptions(format=fmt, segment=segment, item_budget=item_budget,
                            max_file_bytes=max_file_bytes, curate=not no_curate, poll=poll,
