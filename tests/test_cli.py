@@ -396,8 +396,11 @@ def test_query_names_unbound_variables_so_they_are_not_atoms_and_shared_ones_agr
     assert " A " not in table.splitlines()[1] + " "
 
 
-@pytest.mark.parametrize("command", [["rules", "list"], ["belief", "list"], ["stats"]])
+@pytest.mark.parametrize("command", [["rules", "list"], ["belief", "list"], ["stats"],
+                                     ["curate"], ["curate", "--reembed"]])
 def test_a_reading_command_on_a_mistyped_home_says_so_and_makes_nothing(tmp_path, command):
+    """``atc curate`` only works on what a home holds: on a mistyped --home it made an empty
+    home there and said it curated 0 items (exit 0), which later commands took for a home."""
     missing = tmp_path / "mistyped"
     out = CliRunner().invoke(main, [*command, "--home", str(missing)])
     assert out.exit_code == 1 and "no memory home here" in out.output

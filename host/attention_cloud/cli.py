@@ -551,7 +551,7 @@ def curate(fmt: str, reembed: bool, embedder_spec: str | None, home: str | None)
     """
     if embedder_spec is not None and not reembed:
         raise UsageError("--embedder goes with --reembed (to move the home to that embedder)")
-    mem = open_memory(home)
+    mem = open_memory(home, create=False)   # a mistyped --home is said, not made empty
     try:
         moved = None
         with ProgressDisplay() as show:  # bars on a terminal, else a line per phase on stderr
