@@ -212,12 +212,13 @@ region_(Neighbours, D, Frontier, Seen0, Seen) :-
         region_(Neighbours, D1, New, Seen1, Seen)
     ).
 
-%!  cell_hot(?Cell, ?Score:float) is nondet.
+%!  cell_hot(?Cell, ?Score:number) is nondet.
 %
 %   Cells recent frames drew from, hottest first: each fact of the newest stored receipts
 %   (home/receipts/) counts for the cell holding it, a newer receipt more than an older one
 %   (the host reads them, attention_cloud/cells/hot.py, registered as receipt_touches/2).
-%   No solution when no receipt touched a cell or no host is attached.
+%   No solution when no receipt touched a cell or no host is attached. Score is an integer
+%   where every weight summed is whole, a float otherwise.
 cell_hot(C, Score) :-
     cell_hot_as(none, C, Score).
 
