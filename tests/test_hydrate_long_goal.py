@@ -28,3 +28,11 @@ def test_a_goal_past_what_the_searches_read_costs_no_more_than_that_much(curated
     assert longer < 1.5 * read, f"{longer:,} inferences against {read:,}"   # ~25x before
     assert [f.handle for f in frame_longer.facts] == [f.handle for f in frame_read.facts]
     assert len(frame_longer.receipt["goal"]) > 900_000  # the receipt keeps the goal whole
+
+
+def test_the_goal_readers_in_prolog_read_as_far_as_the_searches(curated_samples):
+    """The limit is written twice, once a side (jump.MAX_QUERY_CHARS, when.pl's
+    goal_read_chars/1): were they to differ, a frame's times and speakers would be read from
+    another part of a long goal than its searches."""
+    (prolog_reads,) = curated_samples.pl.once("atc_when:goal_read_chars", Var())
+    assert int(prolog_reads) == MAX_QUERY_CHARS
